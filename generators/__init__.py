@@ -1,0 +1,1 @@
+"""Scenario generators: true and false facts for a predicate (issue 3)."""

@@ -1,0 +1,1 @@
+"""The command line and, later, the HTTP server of factforge."""

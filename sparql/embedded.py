@@ -1,0 +1,196 @@
+"""The default backend: an embedded pyoxigraph store, on disk or in memory.
+
+On disk, a factforge store is a directory::
+
+    DIR/oxigraph/     the Oxigraph (RocksDB) database
+    DIR/meta.json     what was loaded (file digests, graphs), from which the fingerprint follows
+    DIR/cache/        statistics cached by fingerprint
+
+A directory that is itself an Oxigraph database (made by ``oxigraph load`` or ``serve``) opens
+too; it has no load record, so its fingerprint is computed from its content once.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pyoxigraph as ox
+
+from . import fingerprint as fp
+from .store import Row, Store, StoreError, default_cache_root
+
+RESULT_FORMATS = {
+    "json": (ox.QueryResultsFormat.JSON, "application/sparql-results+json"),
+    "xml": (ox.QueryResultsFormat.XML, "application/sparql-results+xml"),
+    "csv": (ox.QueryResultsFormat.CSV, "text/csv"),
+    "tsv": (ox.QueryResultsFormat.TSV, "text/tab-separated-values"),
+}
+GRAPH_FORMATS = {
+    "turtle": (ox.RdfFormat.TURTLE, "text/turtle"),
+    "ntriples": (ox.RdfFormat.N_TRIPLES, "application/n-triples"),
+    "jsonld": (ox.RdfFormat.JSON_LD, "application/ld+json"),
+    "rdfxml": (ox.RdfFormat.RDF_XML, "application/rdf+xml"),
+}
+
+
+class EmbeddedStore(Store):
+    kind = "embedded"
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
+        self.path = Path(path) if path is not None else None
+        self.read_only = read_only
+        self._memory_meta: dict = {"loads": []}
+        self._fingerprint: str | None = None
+        self._db = self._open()
+
+    # --- layout -------------------------------------------------------------------------------
+    @property
+    def db_path(self) -> Path | None:
+        if self.path is None:
+            return None
+        if (self.path / "CURRENT").exists():  # a bare Oxigraph database
+            return self.path
+        return self.path / "oxigraph"
+
+    @property
+    def is_bare(self) -> bool:
+        return self.path is not None and self.db_path == self.path
+
+    def _open(self) -> ox.Store:
+        if self.path is None:
+            return ox.Store()
+        try:
+            if self.read_only:
+                if not self.db_path.exists():
+                    raise StoreError(f"{self.path}: no factforge store here (load something first)")
+                return ox.Store.read_only(str(self.db_path))
+            self.db_path.mkdir(parents=True, exist_ok=True)
+            return ox.Store(str(self.db_path))
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot open the store ({error})") from None
+
+    def close(self) -> None:
+        """Release the database (pyoxigraph closes it when the last reference goes)."""
+        self._db = None
+        gc.collect()
+
+    def reopen(self) -> None:
+        self.close()
+        self._db = self._open()
+        self._fingerprint = None
+
+    @property
+    def db(self) -> ox.Store:
+        if self._db is None:
+            raise StoreError("the store is closed")
+        return self._db
+
+    # --- meta and fingerprint -----------------------------------------------------------------
+    def meta(self) -> dict:
+        if self.path is None:
+            return self._memory_meta
+        meta_file = self.path / "meta.json"
+        if self.is_bare or not meta_file.exists():
+            return {"loads": []}
+        return json.loads(meta_file.read_text(encoding="utf-8"))
+
+    def write_meta(self, meta: dict) -> None:
+        self._fingerprint = None
+        if self.path is None:
+            self._memory_meta = meta
+            return
+        if self.is_bare:
+            return
+        tmp = self.path / "meta.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path / "meta.json")
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            loads = self.meta().get("loads", [])
+            if loads or self.triple_count() == 0:
+                self._fingerprint = fp.from_loads(loads)
+            else:
+                # Content that factforge did not load itself: hash the content.
+                self._fingerprint = fp.from_content(self)
+        return self._fingerprint
+
+    def cache_dir(self) -> Path:
+        if self.path is not None and not self.is_bare and not self.read_only:
+            return self.path / "cache"
+        return default_cache_root()
+
+    # --- queries --------------------------------------------------------------------------------
+    def _query(self, query: str):
+        try:
+            return self.db.query(query, use_default_graph_as_union=True)
+        except SyntaxError as error:
+            raise StoreError(f"SPARQL syntax error: {error}") from None
+        except OSError as error:
+            raise StoreError(f"query failed: {error}") from None
+
+    def select_query(self, query: str) -> Iterator[Row]:
+        result = self._query(query)
+        if not isinstance(result, ox.QuerySolutions):
+            raise StoreError("not a SELECT query")
+        names = [v.value for v in result.variables]
+        for solution in result:
+            row = {}
+            for name in names:
+                value = solution[name]
+                if value is not None:
+                    row[name] = value
+            yield row
+
+    def ask_query(self, query: str) -> bool:
+        result = self._query(query)
+        if not isinstance(result, ox.QueryBoolean):
+            raise StoreError("not an ASK query")
+        return bool(result)
+
+    def construct_query(self, query: str) -> Iterator[ox.Triple]:
+        result = self._query(query)
+        if not isinstance(result, ox.QueryTriples):
+            raise StoreError("not a CONSTRUCT or DESCRIBE query")
+        yield from result
+
+    def run_query(self, query: str, result_format: str = "json") -> tuple[bytes, str]:
+        result = self._query(query)
+        if isinstance(result, ox.QueryTriples):
+            rdf_format, media = GRAPH_FORMATS.get(result_format, GRAPH_FORMATS["turtle"])
+            return result.serialize(format=rdf_format), media
+        if result_format not in RESULT_FORMATS:
+            raise StoreError(f"format: {result_format!r} is not one of {', '.join(RESULT_FORMATS)}")
+        results_format, media = RESULT_FORMATS[result_format]
+        return result.serialize(format=results_format), media
+
+    def triple_count(self) -> int:
+        return len(self.db)
+
+    def named_graphs(self) -> list[str]:
+        return sorted(g.value for g in self.db.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def describe(self) -> dict:
+        info = super().describe()
+        info.update(path=str(self.path) if self.path else None, graphs=self.named_graphs())
+        return info
+
+    # --- writing --------------------------------------------------------------------------------
+    def snapshot(self, target: Path) -> None:
+        """A cheap copy (hard links) of the database, to restore if a load fails."""
+        if target.exists():
+            shutil.rmtree(target)
+        self.db.flush()
+        self.db.backup(str(target))
+
+    def restore(self, snapshot: Path) -> None:
+        """Put a snapshot back in place of the database, as it was when taken."""
+        self.close()
+        shutil.rmtree(self.db_path)
+        os.replace(snapshot, self.db_path)
+        self._db = self._open()
+        self._fingerprint = None

@@ -1,0 +1,202 @@
+"""Loading RDF files into the embedded store: all of them, or none.
+
+Files go through pyoxigraph's bulk loader (the fastest path it has), read through a reader that
+drives the progress bar and hashes the decompressed bytes for the fingerprint. On disk, the
+database is snapshotted first (hard links, nearly free); if any file fails, the snapshot is put
+back, so a failed load leaves the store exactly as it was. In memory, the transactional
+``Store.load`` gives the same guarantee.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Iterable
+
+import pyoxigraph as ox
+from tqdm import tqdm
+
+from .embedded import EmbeddedStore
+from .store import StoreError
+from .terms import TermError, iri
+
+FORMATS = {
+    "nt": ox.RdfFormat.N_TRIPLES, "ntriples": ox.RdfFormat.N_TRIPLES, "n-triples": ox.RdfFormat.N_TRIPLES,
+    "ttl": ox.RdfFormat.TURTLE, "turtle": ox.RdfFormat.TURTLE,
+    "rdf": ox.RdfFormat.RDF_XML, "owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
+    "rdfxml": ox.RdfFormat.RDF_XML, "rdf/xml": ox.RdfFormat.RDF_XML,
+    "nq": ox.RdfFormat.N_QUADS, "nquads": ox.RdfFormat.N_QUADS, "n-quads": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG, "jsonld": ox.RdfFormat.JSON_LD, "json-ld": ox.RdfFormat.JSON_LD,
+    "n3": ox.RdfFormat.N3,
+}
+COMPRESSIONS = {".gz": gzip.open, ".bz2": bz2.open}
+_POSITION = re.compile(r"line (\d+)(?: column (\d+))?")
+
+
+class LoadError(StoreError):
+    """A load failed; the store is unchanged. The message names the file and, for syntax, the line."""
+
+
+@dataclass
+class LoadReport:
+    files: list[dict] = field(default_factory=list)
+    triples_before: int = 0
+    triples_after: int = 0
+    seconds: float = 0.0
+
+    @property
+    def added(self) -> int:
+        return self.triples_after - self.triples_before
+
+
+def detect_format(path: str | os.PathLike, given: str | None = None) -> ox.RdfFormat:
+    """The RDF format named by ``given``, or else by the file's extension (under .gz/.bz2)."""
+    if given:
+        key = given.lower()
+        if key not in FORMATS:
+            raise LoadError(f"--format: unknown RDF format {given!r} (one of: nt, ttl, rdfxml, nq, trig, jsonld, n3)")
+        return FORMATS[key]
+    name = Path(path).name.lower()
+    for suffix in COMPRESSIONS:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    extension = name.rsplit(".", 1)[-1] if "." in name else ""
+    if extension not in FORMATS:
+        raise LoadError(f"{path}: cannot tell the RDF format from the name; give --format")
+    return FORMATS[extension]
+
+
+class _HashingReader(io.RawIOBase):
+    """Reads decompressed bytes, hashing them and advancing a progress bar by raw file position."""
+
+    def __init__(self, path: Path, bar: tqdm | None):
+        self._raw = open(path, "rb")
+        opener = COMPRESSIONS.get(path.suffix.lower())
+        self._stream: BinaryIO = opener(self._raw) if opener else self._raw
+        self._bar = bar
+        self._seen = 0
+        self.sha256 = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._stream.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        self.sha256.update(data)
+        if self._bar is not None:
+            position = self._raw.tell()
+            self._bar.update(position - self._seen)
+            self._seen = position
+        return n
+
+    def close(self) -> None:
+        self._stream.close()
+        self._raw.close()
+        super().close()
+
+
+def _graph_term(graph: str | None):
+    if graph is None:
+        return None
+    try:
+        return iri(graph, field="--graph")
+    except TermError as error:
+        raise LoadError(str(error)) from None
+
+
+def _syntax_message(path: Path, error: SyntaxError) -> str:
+    text = error.msg if getattr(error, "msg", None) else str(error)
+    match = _POSITION.search(text)
+    where = f"line {match.group(1)}" if match else (f"line {error.lineno}" if error.lineno else "")
+    return f"{path}: {where + ': ' if where else ''}{text}"
+
+
+def file_digest(path: Path) -> str:
+    with _HashingReader(path, None) as reader:
+        while reader.read(1 << 20):
+            pass
+        return reader.sha256.hexdigest()
+
+
+def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, graph: str | None = None,
+               rdf_format: str | None = None, progress: bool = True, lenient: bool = False,
+               origin: dict | None = None) -> LoadReport:
+    """Load RDF files into ``store`` (into ``graph`` when given); all or nothing."""
+    if store.read_only:
+        raise LoadError("the store is open read-only")
+    files = [Path(p) for p in paths]
+    if not files:
+        raise LoadError("no file to load")
+    for path in files:
+        if not path.is_file():
+            raise LoadError(f"{path}: no such file")
+        if not os.access(path, os.R_OK):
+            raise LoadError(f"{path}: not readable")
+    plan = [(path, detect_format(path, rdf_format)) for path in files]
+    target = _graph_term(graph)
+    report = LoadReport(triples_before=store.triple_count())
+    started = time.perf_counter()
+    snapshot = None
+    if store.db_path is not None:
+        snapshot = store.db_path.parent / (store.db_path.name + ".before-load")
+        store.snapshot(snapshot)
+    meta = store.meta()
+    try:
+        for path, fmt in plan:
+            entry = _load_one(store, path, fmt, target, progress, lenient)
+            if origin:
+                entry.update(origin)
+            report.files.append(entry)
+    except BaseException:
+        if snapshot is not None:
+            store.restore(snapshot)
+        raise
+    else:
+        if snapshot is not None:
+            _remove_tree(snapshot)
+    loads = [e for e in meta.get("loads", []) if not any(
+        e["sha256"] == f["sha256"] and e.get("graph") == f.get("graph") for f in report.files)]
+    meta["loads"] = loads + report.files
+    store.write_meta(meta)
+    report.triples_after = store.triple_count()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _load_one(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, graph, progress: bool, lenient: bool) -> dict:
+    size = path.stat().st_size
+    bar = tqdm(total=size, unit="B", unit_scale=True, desc=f"loading {path.name}",
+               disable=not progress, leave=False)
+    reader = _HashingReader(path, bar)
+    try:
+        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
+        kwargs = dict(format=fmt, base_iri=path.resolve().as_uri(), lenient=lenient)
+        if graph is not None and fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
+            kwargs["to_graph"] = graph
+        if store.db_path is None:
+            store.db.load(buffered, **kwargs)
+        else:
+            store.db.bulk_load(buffered, **kwargs)
+    except SyntaxError as error:
+        raise LoadError(_syntax_message(path, error)) from None
+    except (EOFError, gzip.BadGzipFile, OSError, ValueError) as error:
+        raise LoadError(f"{path}: cannot read ({error})") from None
+    finally:
+        reader.close()
+        bar.close()
+    return {"file": str(path), "sha256": reader.sha256.hexdigest(), "graph": graph.value if graph else None,
+            "format": fmt.file_extension}
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
