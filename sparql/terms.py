@@ -33,7 +33,11 @@ OWL_THING = NamedNode(PREFIXES["owl"] + "Thing")
 
 # Predicates in these namespaces describe the schema or the documents, not the world:
 # they are left out of entity degrees and of the paths that negatives are drawn from.
-SCHEMA_NAMESPACES = (PREFIXES["rdf"], PREFIXES["rdfs"], PREFIXES["owl"], PREFIXES["skos"])
+SCHEMA_NAMESPACES = (
+    PREFIXES["rdf"], PREFIXES["rdfs"], PREFIXES["owl"], PREFIXES["skos"],
+    "http://www.w3.org/ns/prov#", "http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/",
+    "http://purl.org/vocab/vann/", "http://www.w3.org/ns/shacl#",
+)
 
 _CURIE = re.compile(r"^([A-Za-z][\w.-]*)?:(.*)$")
 

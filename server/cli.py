@@ -1,0 +1,201 @@
+"""The ``factforge`` command line.
+
+Every subcommand that reads a KB takes ``--store DIR`` (the embedded default) or
+``--endpoint URL`` (any SPARQL 1.1 endpoint). Errors are one line on stderr and a non-zero exit:
+2 for a wrong command line, 1 for anything that went wrong while running it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+from sparql import __version__
+from sparql.store import Store, StoreError, open_store
+from sparql.templates import TemplateError
+from sparql.terms import TermError
+
+DEMO_KB = "demo.ttl"
+
+
+class CliError(Exception):
+    """A problem to report in one line."""
+
+
+def demo_kb_path() -> Path:
+    return Path(str(resources.files("sparql") / "demo" / DEMO_KB))
+
+
+def _store_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--store", metavar="DIR", default=os.environ.get("FACTFORGE_STORE"),
+                       help="embedded store directory (default: $FACTFORGE_STORE)")
+    group.add_argument("--endpoint", metavar="URL", help="a SPARQL 1.1 query endpoint instead of the embedded store")
+
+
+def _reading_store(args) -> Store:
+    if not args.store and not args.endpoint:
+        raise CliError("give --store DIR or --endpoint URL (or set FACTFORGE_STORE)")
+    if args.store and not Path(args.store).exists():
+        raise CliError(f"--store: {args.store} does not exist (load something into it first)")
+    return open_store(args.store, args.endpoint)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="factforge", description="Labelled fact-checking scenarios from RDF KBs.")
+    parser.add_argument("--version", action="version", version=f"factforge {__version__}")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="load the bundled demo KB into a store and print its profile")
+    demo.add_argument("--store", metavar="DIR", help="keep the demo store here (default: in memory)")
+    demo.add_argument("--json", action="store_true", help="print the profile as JSON")
+    demo.set_defaults(func=cmd_demo)
+
+    load = sub.add_parser("load", help="load RDF files (nt, ttl, rdf/xml, nq, trig, jsonld; .gz/.bz2) into a store")
+    load.add_argument("files", nargs="+", metavar="FILE")
+    load.add_argument("--store", metavar="DIR", default=os.environ.get("FACTFORGE_STORE"))
+    load.add_argument("--graph", metavar="IRI", help="load into this named graph")
+    load.add_argument("--format", dest="rdf_format", help="RDF format, when the file name does not say")
+    load.add_argument("--tsv", action="store_true", help="the files are KGE TSV (head TAB relation TAB tail)")
+    load.add_argument("--entity-base", default="http://dbpedia.org/resource/", help="with --tsv: entity IRI base")
+    load.add_argument("--relation-base", default="http://dbpedia.org/ontology/", help="with --tsv: relation IRI base")
+    load.add_argument("--types", metavar="FILE", help="with --tsv: entity types (TSV entity TAB type, or JSON)")
+    load.add_argument("--factbench", action="store_true", help="the argument is a FactBench folder")
+    load.set_defaults(func=cmd_load)
+
+    profile = sub.add_parser("profile", help="per-predicate profile of the KB (or of one predicate)")
+    _store_options(profile)
+    profile.add_argument("--predicate", metavar="P", help="one predicate (dbo:birthPlace or a full IRI)")
+    profile.add_argument("--json", action="store_true", help="print JSON")
+    profile.add_argument("--all", action="store_true", help="include schema predicates (rdf:type, rdfs:label, ...)")
+    profile.set_defaults(func=cmd_profile)
+
+    query = sub.add_parser("query", help="run a read-only SPARQL query")
+    _store_options(query)
+    query.add_argument("query", nargs="?", help="the query text")
+    query.add_argument("--file", metavar="Q.rq", help="read the query from a file")
+    query.add_argument("--format", dest="result_format", default="tsv",
+                       choices=["json", "csv", "tsv", "xml", "turtle", "ntriples", "jsonld"])
+    query.set_defaults(func=cmd_query)
+
+    fingerprint = sub.add_parser("fingerprint", help="print the KB fingerprint (the key of every cache)")
+    _store_options(fingerprint)
+    fingerprint.set_defaults(func=cmd_fingerprint)
+    return parser
+
+
+# --- commands ---------------------------------------------------------------------------------------
+def cmd_demo(args) -> int:
+    from sparql.loading import load_files
+
+    path = demo_kb_path()
+    store = open_store(args.store)
+    if args.store and store.triple_count():
+        raise CliError(f"--store: {args.store} already holds a KB; use 'factforge profile --store {args.store}'")
+    report = load_files(store, [path], progress=not args.quiet)
+    if not args.json:
+        print(f"Loaded the demo KB ({report.added} triples) into "
+              f"{'the store at ' + args.store if args.store else 'an in-memory store'}.")
+    _print_profile(store, None, as_json=args.json, include_schema=False, progress=not args.quiet)
+    return 0
+
+
+def cmd_load(args) -> int:
+    from sparql.loading import load_files
+
+    if not args.store:
+        raise CliError("load: give --store DIR (or set FACTFORGE_STORE)")
+    store = open_store(args.store)
+    if args.factbench:
+        from sparql.factbench import load_factbench
+
+        if len(args.files) != 1:
+            raise CliError("load --factbench takes one folder")
+        records, report = load_factbench(store, args.files[0], graph=args.graph, progress=not args.quiet)
+        print(f"{len(records)} FactBench facts; {report.added} triples added")
+    elif args.tsv:
+        from sparql.kge import load_kge_tsv
+
+        report = load_kge_tsv(store, args.files, entity_base=args.entity_base, relation_base=args.relation_base,
+                              types=args.types, graph=args.graph, progress=not args.quiet)
+        print(f"{report.added} triples added")
+    else:
+        report = load_files(store, args.files, graph=args.graph, rdf_format=args.rdf_format, progress=not args.quiet)
+        rate = report.added / report.seconds if report.seconds else 0
+        print(f"{report.added} triples added in {report.seconds:.1f} s ({rate:,.0f}/s); "
+              f"{report.triples_after} in the store")
+    print(f"fingerprint {store.fingerprint()}")
+    return 0
+
+
+def cmd_profile(args) -> int:
+    store = _reading_store(args)
+    _print_profile(store, args.predicate, as_json=args.json, include_schema=args.all, progress=not args.quiet)
+    return 0
+
+
+def cmd_query(args) -> int:
+    if bool(args.query) == bool(args.file):
+        raise CliError("query: give the query text or --file, not both or neither")
+    text = args.query
+    if args.file:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"--file: {error.strerror}: {args.file}") from None
+    store = _reading_store(args)
+    body, _media = store.run_query(text, args.result_format)
+    sys.stdout.buffer.write(body if body.endswith(b"\n") else body + b"\n")
+    return 0
+
+
+def cmd_fingerprint(args) -> int:
+    print(_reading_store(args).fingerprint())
+    return 0
+
+
+def _print_profile(store: Store, predicate: str | None, *, as_json: bool, include_schema: bool, progress: bool) -> None:
+    from sparql import profiles
+
+    if predicate:
+        data = profiles.predicate_profile(store, predicate)
+        if as_json:
+            print(json.dumps(data, indent=2, sort_keys=True))
+            return
+        rows = [data]
+    else:
+        data = profiles.kb_profile(store, progress=progress)
+        if as_json:
+            print(json.dumps(data, indent=2, sort_keys=True))
+            return
+        print(f"KB {data['fingerprint']}: {data['triples']} triples, {data['typed_entities']} typed entities, "
+              f"{data['predicates']} predicates ({store.kind})")
+        rows = [p for p in data["profiles"] if include_schema or not p["schema"]]
+    print(f"{'predicate':<36} {'facts':>7} {'subj':>6} {'obj':>6} {'func':>4} {'meanG':>7}  top subject / object type")
+    for p in rows:
+        top_s = p["subject_types"][0]["name"] if p["subject_types"] else "-"
+        top_o = p["object_types"][0]["name"] if p["object_types"] else "-"
+        mean = f"{p['mean_degree']:.1f}" if p["mean_degree"] is not None else "-"
+        print(f"{p['name'][:36]:<36} {p['facts']:>7} {p['subjects']:>6} {p['objects']:>6} "
+              f"{p['functionality']:>4} {mean:>7}  {top_s} / {top_o}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (CliError, StoreError, TemplateError, TermError) as error:
+        print(f"factforge: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("factforge: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

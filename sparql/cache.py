@@ -1,0 +1,56 @@
+"""Per-KB statistics cached on disk under the KB's fingerprint.
+
+A statistic is computed once per KB content: the fingerprint changes with the content, so a
+stale entry is never read, only left behind. Entries are written aside and renamed into place,
+so a crash never leaves half a file where a reader would find it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class StatsCache:
+    def __init__(self, store):
+        self.root = Path(store.cache_dir()) / store.fingerprint()
+
+    def path(self, key: str) -> Path:
+        if not _KEY.match(key):
+            raise ValueError(f"cache key {key!r} has characters a file name should not")
+        return self.root / f"{key}.json"
+
+    def get(self, key: str):
+        path = self.path(key)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def put(self, key: str, value) -> None:
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(value, out, sort_keys=True, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
+        value = self.get(key)
+        if value is None:
+            value = compute()
+            try:
+                self.put(key, value)
+            except OSError:
+                pass  # a read-only cache still answers, it just recomputes next time
+        return value

@@ -1,0 +1,238 @@
+"""What the KB looks like, per predicate and per entity: the statistics the generators steer by.
+
+Definitions (written here once, used everywhere):
+
+* **Degree** G(e): the number of links of e to non-literals, in and out, through non-schema
+  predicates (``rdf:``, ``rdfs:``, ``owl:`` and ``skos:`` predicates are left out, so types,
+  labels and ontology edges do not make an entity popular).
+* **Functionality** of p, after Wang et al. (TransH, 2014): tph = facts / distinct subjects
+  (objects per subject), hpt = facts / distinct objects (subjects per object); a side is
+  "N" when its average is >= 1.5: 1-1 (tph < 1.5, hpt < 1.5), 1-N (tph >= 1.5, hpt < 1.5),
+  N-1 (tph < 1.5, hpt >= 1.5), N-N (both >= 1.5).
+* **Popularity** of a fact (Huynh & Papotti, Eq. 1):
+  ``min(G(s), G(o)) * (1 + max(G(s), G(o)) / mean_G(p))`` where mean_G(p) is the mean degree
+  of the distinct entities (subjects and objects) of p.
+* **Type path** of an entity: for each asserted class that is not an ancestor of another
+  asserted class, the chain of ``rdfs:subClassOf`` from the root down to it
+  (``Thing/Place/PopulatedPlace/City``).
+
+Every statistic comes from aggregate queries in the store (or ``VALUES`` batches) and is cached
+under the KB's fingerprint.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from pyoxigraph import Literal
+from tqdm import tqdm
+
+from .cache import StatsCache
+from .store import Store, StoreError
+from .terms import TermError, compact, iri, is_schema_predicate
+
+FUNCTIONALITY_THRESHOLD = 1.5
+BATCH = 400  # VALUES rows a query: large enough to amortize a round trip, small enough for any endpoint
+TOP_TYPES = 5
+
+
+class UnknownPredicate(StoreError):
+    """The KB has no fact of the asked predicate."""
+
+
+def functionality(facts: int, subjects: int, objects: int) -> str:
+    tph = facts / subjects if subjects else 0.0
+    hpt = facts / objects if objects else 0.0
+    subject_side = "N" if hpt >= FUNCTIONALITY_THRESHOLD else "1"
+    object_side = "N" if tph >= FUNCTIONALITY_THRESHOLD else "1"
+    return f"{subject_side}-{object_side}"
+
+
+def popularity(degree_s: float, degree_o: float, mean_degree: float) -> float:
+    """Eq. 1 of Huynh & Papotti (CIKM'19)."""
+    if mean_degree <= 0:
+        raise ValueError("mean degree must be positive")
+    low, high = min(degree_s, degree_o), max(degree_s, degree_o)
+    return low * (1.0 + high / mean_degree)
+
+
+def batched(items: Sequence, size: int = BATCH) -> Iterable[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+# --- predicates ---------------------------------------------------------------------------------
+def predicate_profiles(store: Store, *, progress: bool = False) -> list[dict]:
+    """One profile per predicate of the KB, most frequent first. Cached by fingerprint."""
+    return StatsCache(store).get_or_compute("predicate-profiles", lambda: _compute_profiles(store, progress))
+
+
+def _compute_profiles(store: Store, progress: bool) -> list[dict]:
+    steps = tqdm(total=4, desc="profiling", disable=not progress, leave=False)
+    profiles: dict[str, dict] = {}
+    for row in store.select("predicate_counts"):
+        p = row["p"].value
+        n, ns, no = int(row["n"].value), int(row["subjects"].value), int(row["objects"].value)
+        profiles[p] = {
+            "predicate": p, "name": compact(p), "facts": n, "subjects": ns, "objects": no,
+            "objects_per_subject": round(n / ns, 4), "subjects_per_object": round(n / no, 4),
+            "functionality": functionality(n, ns, no), "schema": is_schema_predicate(p),
+            "subject_types": [], "object_types": [], "mean_degree": None,
+        }
+    steps.update()
+    content = [iri(p) for p, prof in profiles.items() if not prof["schema"]]
+    for side, template in (("subject_types", "predicate_subject_types"), ("object_types", "predicate_object_types")):
+        counts: dict[str, list] = {}
+        for batch in batched(content, 100):
+            for row in store.select(template, predicates=list(batch)):
+                counts.setdefault(row["p"].value, []).append((row["type"].value, int(row["n"].value)))
+        for p, types in counts.items():
+            types.sort(key=lambda t: (-t[1], t[0]))
+            profiles[p][side] = [{"type": t, "name": compact(t), "facts": n} for t, n in types[:TOP_TYPES]]
+        steps.update()
+    if content:
+        for row in store.select("predicate_mean_degree", predicates=content):
+            entities = int(row["entities"].value)
+            if entities:
+                profiles[row["p"].value]["mean_degree"] = round(float(row["total"].value) / entities, 4)
+    steps.update()
+    steps.close()
+    return sorted(profiles.values(), key=lambda prof: (-prof["facts"], prof["predicate"]))
+
+
+def predicate_profile(store: Store, predicate: str) -> dict:
+    """The profile of one predicate (``dbo:birthPlace`` or a full IRI); a clear error when unknown."""
+    try:
+        target = iri(predicate, field="predicate").value
+    except TermError as error:
+        raise UnknownPredicate(str(error)) from None
+    for profile in predicate_profiles(store):
+        if profile["predicate"] == target:
+            return profile
+    raise UnknownPredicate(f"predicate: the KB has no fact of {predicate!r}")
+
+
+def degree_predicates(store: Store) -> list:
+    """The predicates whose links count towards an entity's degree."""
+    return [iri(p["predicate"]) for p in predicate_profiles(store) if not p["schema"]]
+
+
+# --- entities -------------------------------------------------------------------------------------
+def entity_degrees(store: Store, entities: Iterable[str], *, progress: bool = False) -> dict[str, int]:
+    """G(e) for each entity IRI, in VALUES batches (one query per batch, never per entity)."""
+    wanted = sorted(set(entities))
+    degrees: dict[str, int] = dict.fromkeys(wanted, 0)
+    for batch in tqdm(list(batched(wanted)), desc="degrees", disable=not progress, leave=False):
+        for row in store.select("entity_degrees", entities=[iri(e) for e in batch]):
+            if not is_schema_predicate(row["q"].value):
+                degrees[row["e"].value] += int(row["n"].value)
+    return degrees
+
+
+@dataclass
+class ClassTree:
+    parents: dict[str, str]
+
+    def chain(self, cls: str) -> list[str]:
+        """From the root down to ``cls``; a cycle in the ontology stops the walk instead of hanging."""
+        chain = [cls]
+        seen = {cls}
+        while chain[-1] in self.parents and self.parents[chain[-1]] not in seen:
+            chain.append(self.parents[chain[-1]])
+            seen.add(chain[-1])
+        return list(reversed(chain))
+
+    def ancestors(self, cls: str) -> set[str]:
+        return set(self.chain(cls)[:-1])
+
+
+def class_tree(store: Store) -> ClassTree:
+    def compute():
+        parents: dict[str, str] = {}
+        edges = [(r["class"].value, r["super"].value) for r in store.select("class_hierarchy")]
+        # With several parents (DBpedia also links to DUL and schema.org), prefer one of the
+        # child's own vocabulary, then the first by IRI: a deterministic single path.
+        edges.sort(key=lambda e: (e[0], _namespace(e[1]) != _namespace(e[0]), e[1]))
+        for child, parent in edges:
+            if child != parent and child not in parents:
+                parents[child] = parent
+        return parents
+
+    return ClassTree(StatsCache(store).get_or_compute("class-tree", compute))
+
+
+def entity_types(store: Store, entities: Iterable[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for batch in batched(sorted(set(entities))):
+        for row in store.select("entity_types", entities=[iri(e) for e in batch]):
+            found.setdefault(row["e"].value, []).append(row["type"].value)
+    return {e: sorted(types) for e, types in found.items()}
+
+
+def type_paths(store: Store, entities: Iterable[str]) -> dict[str, list[list[str]]]:
+    """The type path(s) of each entity, as lists of class IRIs from the root down."""
+    tree = class_tree(store)
+    paths: dict[str, list[list[str]]] = {}
+    for entity, types in entity_types(store, entities).items():
+        inherited = set().union(*(tree.ancestors(t) for t in types)) if types else set()
+        specific = [t for t in types if t not in inherited]
+        paths[entity] = sorted(tree.chain(t) for t in specific)
+    return paths
+
+
+def _namespace(value: str) -> str:
+    cut = max(value.rfind("#"), value.rfind("/"))
+    return value[: cut + 1]
+
+
+def path_text(path: list[str]) -> str:
+    return "/".join(_local(c) for c in path)
+
+
+def _local(value: str) -> str:
+    for sep in ("#", "/"):
+        if sep in value.rstrip(sep):
+            value = value.rstrip(sep).rsplit(sep, 1)[1]
+    return value
+
+
+# --- facts ------------------------------------------------------------------------------------------
+def predicate_facts(store: Store, predicate: str) -> list[tuple[str, str]]:
+    """Every (s, o) of a predicate with a non-literal object, in a stable order."""
+    p = iri(predicate, field="predicate")
+    return [(r["s"].value, r["o"].value) for r in store.select("predicate_facts", predicate=p)
+            if not isinstance(r["o"], Literal)]
+
+
+def fact_popularity(store: Store, predicate: str, *, progress: bool = False) -> list[dict]:
+    """Each fact of ``predicate`` with G(s), G(o) and its Eq. 1 popularity. Cached by fingerprint."""
+    profile = predicate_profile(store, predicate)
+
+    def compute():
+        facts = predicate_facts(store, profile["predicate"])
+        degrees = entity_degrees(store, [e for fact in facts for e in fact], progress=progress)
+        mean = profile["mean_degree"] or 1.0
+        return [{"s": s, "o": o, "degree_s": degrees[s], "degree_o": degrees[o],
+                 "popularity": round(popularity(degrees[s], degrees[o], mean), 6)} for s, o in facts]
+
+    key = "facts-" + _key(profile["predicate"])
+    return StatsCache(store).get_or_compute(key, compute)
+
+
+def _key(value: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(value.encode()).hexdigest()[:16]
+
+
+def kb_profile(store: Store, *, progress: bool = False) -> dict:
+    """The KB at a glance: size, fingerprint, graphs, and every predicate's profile."""
+    profiles = predicate_profiles(store, progress=progress)
+    return {
+        "fingerprint": store.fingerprint(),
+        "backend": store.kind,
+        "triples": store.triple_count(),
+        "typed_entities": store.count("typed_entity_count"),
+        "predicates": len(profiles),
+        "profiles": profiles,
+    }

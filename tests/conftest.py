@@ -1,0 +1,106 @@
+"""Shared fixtures: real data from ../shared/data, stores over it, and a real `oxigraph serve`."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("FACTFORGE_DATA", ROOT.parent / "shared" / "data"))
+DBPEDIA_NT = DATA / "dbpedia50" / "dbpedia50.nt"
+ONTOLOGY_TTL = DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl"
+FACTBENCH = DATA / "factbench" / "train"
+CODEX = DATA / "codex-s"
+ONTOLOGY_GRAPH = "https://w3id.org/factforge/graph/ontology"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Statistics caches go to a per-run folder, never the user's ~/.cache."""
+    os.environ["FACTFORGE_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+
+
+def need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"real data not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def dbpedia_store(tmp_path_factory):
+    """DBpedia50 in the default graph and the DBpedia ontology in its own graph, on disk."""
+    from sparql.loading import load_files
+    from sparql.store import open_store
+
+    store = open_store(tmp_path_factory.mktemp("dbpedia") / "store")
+    load_files(store, [need(DBPEDIA_NT)], progress=False)
+    load_files(store, [need(ONTOLOGY_TTL)], graph=ONTOLOGY_GRAPH, progress=False)
+    return store
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class OxigraphServer:
+    """A real `oxigraph serve` on loopback over files loaded by `oxigraph load`."""
+
+    def __init__(self, workdir: Path, files: list[tuple[Path, str | None]]):
+        self.location = workdir / "oxigraph-server"
+        binary = shutil.which("oxigraph")
+        if binary is None:
+            pytest.skip("the oxigraph CLI (PyPI package 'oxigraph') is not installed")
+        for path, graph in files:
+            command = [binary, "load", "--location", str(self.location), "--file", str(path)]
+            if graph:
+                command += ["--graph", graph]
+            subprocess.run(command, check=True, capture_output=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [binary, "serve-read-only", "--location", str(self.location), "--bind", f"127.0.0.1:{self.port}",
+             "--union-default-graph"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._wait()
+
+    @property
+    def query_url(self) -> str:
+        return f"{self.url}/query"
+
+    def _wait(self) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"oxigraph serve exited: {self.process.stderr.read().decode()}")
+            try:
+                urllib.request.urlopen(f"{self.url}/query?query=ASK%7B%7D", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("oxigraph serve did not answer within 30 s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture(scope="session")
+def dbpedia_server(tmp_path_factory):
+    server = OxigraphServer(tmp_path_factory.mktemp("server"),
+                            [(need(DBPEDIA_NT), None), (need(ONTOLOGY_TTL), ONTOLOGY_GRAPH)])
+    yield server
+    server.stop()
