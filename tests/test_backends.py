@@ -12,6 +12,13 @@ ENTITIES = [iri(f"dbr:{name}") for name in [
     iri("dbo:City")]  # labelled in the ontology graph
 
 
+# Templates whose answer on DBpedia50 + its ontology is empty, and why (tested on other data).
+EMPTY_ON_DBPEDIA50 = {
+    "declared_inverses": "the 2018 DBpedia ontology declares no owl:inverseOf",
+    "fact_dates": "DBpedia50 has no reified, dated statements",
+}
+
+
 def params_for(template, store):
     values = {}
     for name in template.params:
@@ -19,8 +26,11 @@ def params_for(template, store):
             values[name] = BIRTH_PLACE
         elif name == "predicates":
             values[name] = profiles.degree_predicates(store)[:40]
-        elif name == "entities":
+        elif name in ("entities", "subjects"):
             values[name] = ENTITIES
+        elif name == "facts":
+            values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
+                            (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]
         else:  # a new template parameter must be given a sample here
             pytest.fail(f"no sample value for parameter {name} of {template.name}")
     return values
@@ -46,6 +56,9 @@ def test_template_gives_identical_rows(name, dbpedia_store, remote):
         assert sorted(map(str, dbpedia_store.construct(name, **values))) == sorted(map(str, remote.construct(name, **values)))
         return
     local = canonical(dbpedia_store.select(name, **values))
+    if name in EMPTY_ON_DBPEDIA50:
+        assert local == [] == canonical(remote.select(name, **values))
+        return
     assert local, f"{name} returned no row on DBpedia50: the comparison would prove nothing"
     assert local == canonical(remote.select(name, **values))
 

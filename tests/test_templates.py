@@ -9,7 +9,8 @@ from sparql.terms import TermError, iri, literal
 
 def sample_params(template):
     sample = NamedNode("http://dbpedia.org/ontology/birthPlace")
-    return {name: [sample] if name.endswith("s") else sample for name in template.params}
+    rows = {"facts": [(sample, sample, sample)]}  # VALUES blocks over several variables
+    return {name: rows.get(name, [sample]) if name.endswith("s") else sample for name in template.params}
 
 
 @pytest.mark.parametrize("name", templates.names())
