@@ -1,0 +1,120 @@
+"""What every negative sampler shares: the context it reads and the checks every false fact passes.
+
+A sampler is a small class with a name and one method, ``sample(context, sources, n)``: it
+returns up to ``n`` false facts made from the true facts ``sources``. It never returns a fact
+that ``context.acceptable`` refuses, so every kind of negative gets the same guarantees:
+s != o, not in the KB, not already used in the scenario (which also keeps train and test
+apart), and no entity the split must avoid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from sparql import profiles
+from sparql.adjacency import Adjacency
+from sparql.store import Store
+
+from ..facts import Fact, Negative
+from ..spec import ScenarioSpec
+
+
+@dataclass
+class NegativeContext:
+    store: Store
+    spec: ScenarioSpec
+    adjacency: Adjacency
+    kb_pairs: set[tuple[str, str]]  # every (s, o) of the predicate in the KB
+    used: set[tuple[str, str, str]] = field(default_factory=set)  # (s, p, o) already in the scenario
+    forbidden: set[str] = field(default_factory=set)  # entities this split must not use
+    _types: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def predicate(self) -> str:
+        return self.spec.predicate
+
+    def in_kb(self, fact: Fact) -> bool:
+        if fact.p == self.predicate:
+            return fact.pair in self.kb_pairs
+        # Other predicates' links between entities are all in the adjacency index.
+        return self.adjacency.has_link(fact.s, fact.p, fact.o)
+
+    def acceptable(self, fact: Fact, *, dated: bool = False) -> bool:
+        """The checks every false fact passes, whatever made it."""
+        if fact.s == fact.o or fact.triple in self.used:
+            return False
+        if fact.s in self.forbidden or fact.o in self.forbidden:
+            return False
+        # A date corruption keeps a true triple and changes its dates; any other kind must be
+        # absent from the KB.
+        return dated or not self.in_kb(fact)
+
+    def take(self, negative: Negative) -> None:
+        self.used.add(negative.fact.triple)
+
+    # --- types ------------------------------------------------------------------------------------
+    def load_types(self, entities) -> None:
+        missing = [e for e in set(entities) if e not in self._types]
+        if missing:
+            paths = profiles.type_paths(self.store, missing)
+            for e in missing:
+                self._types[e] = frozenset(c for path in paths.get(e, []) for c in path)
+
+    def types(self, entity: str) -> frozenset[str]:
+        if entity not in self._types:
+            self.load_types([entity])
+        return self._types[entity]
+
+    def type_consistent(self, original: str, candidate: str, side: str = "object") -> bool:
+        """|T(o) ∩ T(o')| >= min(threshold, |T(o)|): the candidate shares enough of o's type path.
+
+        An untyped original would let any candidate through (min(threshold, 0) = 0), so it
+        stands in with the type path of the predicate's most frequent class on that side.
+        """
+        want = self.types(original) or self.typical_types(side)
+        return len(want & self.types(candidate)) >= min(self.spec.type_overlap, len(want))
+
+    def typical_types(self, side: str) -> frozenset[str]:
+        key = f"__typical_{side}__"
+        if key not in self._types:
+            profile = profiles.predicate_profile(self.store, self.predicate)
+            top = profile["subject_types" if side == "subject" else "object_types"]
+            tree = profiles.class_tree(self.store)
+            self._types[key] = frozenset(tree.chain(top[0]["type"])) if top else frozenset()
+        return self._types[key]
+
+
+class NegativeSampler:
+    name = "abstract"
+
+    def sample(self, context: NegativeContext, sources: list[Fact], n: int,
+               rng: np.random.Generator) -> list[Negative]:
+        raise NotImplementedError
+
+
+def round_robin(candidates: list[list[Negative]], n: int, context: NegativeContext,
+                rng: np.random.Generator, *, dated: bool = False) -> list[Negative]:
+    """Take one candidate per source in turn (seeded order), so negatives spread over sources."""
+    queues = [list(rng.permutation(len(c))) for c in candidates]
+    order = list(rng.permutation(len(candidates)))
+    chosen: list[Negative] = []
+    while len(chosen) < n and order:
+        still = []
+        for i in order:
+            while queues[i]:
+                negative = candidates[i][queues[i].pop(0)]
+                if context.acceptable(negative.fact, dated=dated):
+                    context.take(negative)
+                    chosen.append(negative)
+                    break
+            if queues[i]:
+                still.append(i)
+            if len(chosen) >= n:
+                break
+        order = still
+    return chosen
+
+
+SamplerFactory = Callable[[], NegativeSampler]

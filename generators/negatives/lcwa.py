@@ -1,0 +1,47 @@
+"""``lcwa``: false facts under the local closed-world assumption, kept type-consistent.
+
+From a true p(s, o): p(s, o') where s reaches o' through another predicate p', p(s, o') is not in
+the KB, and o' shares enough of o's type path; symmetrically p(s', o) from an s' that reaches o
+through another predicate. The alternative predicate p' is kept as provenance: the share of the
+most frequent one is the paper's "location drift".
+"""
+from __future__ import annotations
+
+from ..facts import Fact, Negative
+from .base import NegativeContext, NegativeSampler, round_robin
+
+
+class LocalClosedWorld(NegativeSampler):
+    name = "lcwa"
+
+    def candidates(self, context: NegativeContext, source: Fact) -> list[Negative]:
+        index = context.adjacency
+        p = index.pindex.get(context.predicate)
+        found: list[Negative] = []
+        si, oi = index.id(source.s), index.id(source.o)
+        if si is not None:  # object side: s --p'--> o'
+            nodes, preds = index.out(si)
+            for node, pred in zip(nodes.tolist(), preds.tolist()):
+                if pred != p:
+                    fact = Fact(source.s, context.predicate, index.entities[node])
+                    found.append(Negative(fact, self.name, source, {"side": "object", "via": index.predicates[pred]}))
+        if oi is not None:  # subject side: s' --p'--> o
+            nodes, preds = index.inbound(oi)
+            for node, pred in zip(nodes.tolist(), preds.tolist()):
+                if pred != p:
+                    fact = Fact(index.entities[node], context.predicate, source.o)
+                    found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
+        return found
+
+    def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        per_source = [self.candidates(context, source) for source in sources]
+        context.load_types({x for c in per_source for neg in c for x in (neg.fact.s, neg.fact.o)}
+                           | {x for f in sources for x in (f.s, f.o)})
+        typed = [[neg for neg in c if _type_ok(context, neg)] for c in per_source]
+        return round_robin(typed, n, context, rng)
+
+
+def _type_ok(context: NegativeContext, negative: Negative) -> bool:
+    if negative.detail["side"] == "object":
+        return context.type_consistent(negative.source.o, negative.fact.o)
+    return context.type_consistent(negative.source.s, negative.fact.s, side="subject")

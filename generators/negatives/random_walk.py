@@ -1,0 +1,125 @@
+"""``random_walk``: the paper's Algorithm 1.
+
+For a true p(s, o), enumerate the predicate paths of length <= t that connect s to o (in either
+direction along each edge; schema edges are not in the adjacency index), then walk each path
+once from s with seeded random choices. The end node o' becomes p(s, o') when it passes the type
+check, is not linked to s by p and is not used yet: a false fact that looks like the true one
+(reached "the same way"). When walks find too few, objects of other true facts of p outside the
+scenario are used, with the same checks.
+
+Paths are found meet-in-the-middle over the cached adjacency arrays: the neighbours of s, of
+o, and for length 3 the neighbours of s's neighbours intersected with o's, all numpy set
+operations; no query per pair.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..facts import Fact, Negative
+from .base import NegativeContext, NegativeSampler, round_robin
+
+MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
+WALK_TRIES = 5
+
+
+def meta_paths(index, s: int, o: int, max_length: int, skip: int) -> list[tuple[int, ...]]:
+    """Distinct signed predicate sequences of length <= max_length from s to o.
+
+    ``skip`` is the signed step of the fact itself (s -p-> o), which is not a path to learn from.
+    """
+    found: set[tuple[int, ...]] = set()
+    s_nodes, s_steps = index.steps(s)
+    o_nodes, o_steps = index.steps(o)
+    # length 1
+    for step in np.unique(s_steps[s_nodes == o]).tolist():
+        if step != skip:
+            found.add((step,))
+    if max_length >= 2:
+        # s -a-> x and o -c-> x, so x -(-c)-> o
+        common = np.intersect1d(s_nodes, o_nodes)
+        common = common[(common != s) & (common != o)]
+        for x in common.tolist():
+            for a in np.unique(s_steps[s_nodes == x]).tolist():
+                for c in np.unique(o_steps[o_nodes == x]).tolist():
+                    found.add((a, -c))
+    if max_length >= 3:
+        o_set = o_nodes[(o_nodes != s) & (o_nodes != o)]
+        for x in np.unique(s_nodes).tolist():
+            if x in (s, o):
+                continue
+            x_nodes, x_steps = index.steps(x)
+            hit = np.isin(x_nodes, o_set) & (x_nodes != s) & (x_nodes != x)
+            if not hit.any():
+                continue
+            first = np.unique(s_steps[s_nodes == x]).tolist()
+            for y, b in set(zip(x_nodes[hit].tolist(), x_steps[hit].tolist())):
+                for c in np.unique(o_steps[o_nodes == y]).tolist():
+                    for a in first:
+                        found.add((a, b, -c))
+            if len(found) > MAX_PATHS * 4:
+                break
+    return sorted(found, key=lambda path: (len(path), path))
+
+
+def walk(index, start: int, path: tuple[int, ...], rng: np.random.Generator) -> int | None:
+    node = start
+    for step in path:
+        options = index.follow(node, step)
+        if options.size == 0:
+            return None
+        node = int(options[rng.integers(options.size)])
+    return node
+
+
+class RandomWalk(NegativeSampler):
+    name = "random_walk"
+
+    def candidates(self, context: NegativeContext, source: Fact, rng) -> list[Negative]:
+        index = context.adjacency
+        s, o = index.id(source.s), index.id(source.o)
+        p = index.pindex.get(context.predicate)
+        if s is None or o is None:
+            return []
+        paths = meta_paths(index, s, o, context.spec.max_path_length, (p + 1) if p is not None else 0)
+        if len(paths) > MAX_PATHS:
+            paths = [paths[i] for i in sorted(rng.choice(len(paths), MAX_PATHS, replace=False).tolist())]
+        found = []
+        for path in paths:
+            # A walk may end back at o (the path came from there); a few retries find another end.
+            for _ in range(WALK_TRIES):
+                end = walk(index, s, path, rng)
+                if end is not None and end not in (s, o):
+                    break
+            else:
+                continue
+            fact = Fact(source.s, context.predicate, index.entities[end])
+            found.append(Negative(fact, self.name, source,
+                                  {"path": "/".join(index.step_name(step) for step in path)}))
+        return found
+
+    def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        per_source = [self.candidates(context, source, rng) for source in sources]
+        context.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
+        typed = [[neg for neg in c if context.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
+        chosen = round_robin(typed, n, context, rng)
+        if len(chosen) < n:
+            chosen += self.fallback(context, sources, n - len(chosen), rng)
+        return chosen
+
+    def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        """Objects of true facts of p outside the scenario, type-checked like walk ends."""
+        in_scenario = {f.pair for f in sources}
+        others = sorted(pair for pair in context.kb_pairs if pair not in in_scenario)
+        if not others or not sources:
+            return []
+        picks = rng.permutation(len(others))[: max(4 * n, 200)]
+        objects = [others[i] for i in picks.tolist()]
+        context.load_types({o for _, o in objects} | {f.o for f in sources})
+        per_source = []
+        for source in sources:
+            per_source.append([
+                Negative(Fact(source.s, context.predicate, o), self.name, source,
+                         {"path": None, "fallback": "object of another true fact",
+                          "object_from": {"subject": s2, "predicate": context.predicate, "object": o}})
+                for s2, o in objects if o != source.o and context.type_consistent(source.o, o)])
+        return round_robin(per_source, n, context, rng)

@@ -1,0 +1,101 @@
+"""True facts: chosen from the whole predicate by popularity, then shaped by homogeneity.
+
+* ``popular`` / ``unpopular``: the facts ranked by Eq. 1 popularity, highest / lowest first
+  (ties broken by subject and object, so the ranking is total); ``random``: a seeded permutation.
+* Homogeneity h: the candidate pool (the head of the ranking, at most ``POOL_LIMIT`` facts) is
+  clustered by the embedding distance of the paper's Eq. 2; a share h of the facts comes from one
+  cluster (the largest, ties by label), the rest is spread over all clusters in proportion to their
+  sizes, each cluster giving its best-ranked facts first. With h = 0 no clustering is needed and
+  the head of the ranking is taken as is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sparql import profiles
+from sparql.store import Store
+
+from .facts import Fact
+from .random_state import stream
+from .spec import ScenarioSpec
+
+POOL_FACTOR = 4
+POOL_LIMIT = 2000  # clustering is quadratic in the pool
+
+
+class NotEnoughFacts(ValueError):
+    """Fewer facts could be made than asked; the message says how many and which knob to turn."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass
+class Ranked:
+    facts: list[Fact]
+    popularity: dict[tuple[str, str], float]
+
+
+def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Ranked:
+    scored = profiles.fact_popularity(store, spec.predicate, progress=progress)
+    pop = {(f["s"], f["o"]): f["popularity"] for f in scored}
+    pairs = sorted(pop)
+    if spec.popularity == "popular":
+        pairs.sort(key=lambda pair: -pop[pair])
+    elif spec.popularity == "unpopular":
+        pairs.sort(key=lambda pair: pop[pair])
+    else:
+        rng = stream(spec.seed, "positives/ranking")
+        pairs = [pairs[i] for i in rng.permutation(len(pairs))]
+    return Ranked([Fact(s, spec.predicate, o) for s, o in pairs if s != o], pop)
+
+
+def select(ranked: list[Fact], count: int, spec: ScenarioSpec, *, store: Store, purpose: str,
+           progress: bool = False) -> tuple[list[Fact], dict[Fact, int]]:
+    """``count`` facts from ``ranked`` (already filtered for the split); their cluster labels if any."""
+    if len(ranked) < count:
+        raise NotEnoughFacts(
+            f"only {len(ranked)} true facts of {spec.predicate} are available for the {purpose} set, "
+            f"{count} asked: lower size/train_size or raise ratio's false share", "size")
+    if spec.homogeneity <= 0 or count == 0:
+        return ranked[:count], {}
+    from .clusters import cluster_facts
+
+    pool = ranked[: min(len(ranked), max(POOL_FACTOR * count, count), POOL_LIMIT)]
+    if len(pool) < count:
+        raise NotEnoughFacts(f"homogeneity needs a pool of at least {count} facts; "
+                             f"at most {POOL_LIMIT} can be clustered: lower size", "size")
+    labels = cluster_facts(store, [f.pair for f in pool], seed=spec.seed, progress=progress)
+    members: dict[int, list[int]] = {}
+    for position, label in enumerate(labels):
+        members.setdefault(int(label), []).append(position)
+    target = max(sorted(members), key=lambda label: len(members[label]))
+    from_target = min(int(round(spec.homogeneity * count)), len(members[target]))
+    chosen = members[target][:from_target]
+    taken = set(chosen)
+    rest = count - from_target
+    quota = _proportional(rest, {label: len(m) for label, m in members.items()})
+    for label in sorted(members):
+        free = [i for i in members[label] if i not in taken][: quota[label]]
+        chosen += free
+        taken.update(free)
+    if len(chosen) < count:  # small clusters ran dry: fill from the ranking, best first
+        chosen += [i for i in range(len(pool)) if i not in taken][: count - len(chosen)]
+    chosen.sort()
+    return [pool[i] for i in chosen], {pool[i]: int(labels[i]) for i in chosen}
+
+
+def _proportional(total: int, sizes: dict[int, int]) -> dict[int, int]:
+    """Largest-remainder apportionment: exact total, each share as close to proportional as can be."""
+    whole = sum(sizes.values())
+    if whole == 0:
+        return {label: 0 for label in sizes}
+    raw = {label: total * size / whole for label, size in sizes.items()}
+    quota = {label: int(np.floor(value)) for label, value in raw.items()}
+    left = total - sum(quota.values())
+    for label in sorted(raw, key=lambda k: (-(raw[k] - quota[k]), k))[:left]:
+        quota[label] += 1
+    return quota

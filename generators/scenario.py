@@ -1,0 +1,242 @@
+"""Scenario assembly: spec in, a complete, checked, reproducible scenario out.
+
+Order of work (each step draws from its own seeded stream):
+test true facts → train true facts (disjoint pairs; disjoint entities when asked) → test false
+facts → train false facts → shuffle and number each split → reference KB deletions → invariants.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sparql import __version__, profiles
+from sparql.adjacency import adjacency as load_adjacency
+from sparql.store import Store
+from sparql.terms import iri
+
+from . import positives, reference
+from .facts import Fact, Negative
+from .negatives import NegativeContext, sampler
+from .positives import NotEnoughFacts
+from .random_state import shuffled, stream
+from .spec import ScenarioSpec, SpecError
+
+DATED_KINDS = ("date", "mix")
+
+
+class InvariantError(AssertionError):
+    """A generated scenario broke a promise; this is a bug, never a user error."""
+
+
+@dataclass
+class LabelledFact:
+    id: str
+    fact: Fact
+    label: bool
+    split: str
+
+
+@dataclass
+class Scenario:
+    id: str
+    spec: ScenarioSpec
+    fingerprint: str
+    version: str
+    test: list[LabelledFact]
+    train: list[LabelledFact]
+    answers: dict[str, dict]
+    removed: list[tuple[str, str, str]]
+    summary: dict
+    dated: bool = False
+    timings: dict = field(default_factory=dict)  # shown to the user, never written to data files
+
+    @property
+    def facts(self) -> list[LabelledFact]:
+        return self.test + self.train
+
+    def manifest(self) -> dict:
+        return {
+            "scenario": self.id, "software": {"name": "factforge", "version": self.version},
+            "kb_fingerprint": self.fingerprint, "seed": self.spec.seed, "spec": self.spec.to_dict(),
+            "counts": self.summary["counts"], "dated": self.dated,
+            "reference": {"leakage": self.spec.leakage, "removed_triples": len(self.removed)},
+        }
+
+
+def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Scenario:
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        timings[name] = round(time.perf_counter() - started - sum(timings.values()), 3)
+
+    profile = profiles.predicate_profile(store, spec.predicate)
+    index = load_adjacency(store, progress=progress)
+    if spec.predicate not in index.pindex:
+        raise SpecError("predicate", f"{spec.predicate} has no fact between entities (only literal values)")
+    ranked = positives.ranking(store, spec, progress=progress).facts
+    dated = any(kind in DATED_KINDS for kind in spec.factbench)
+    if dated:
+        ranked = _with_dates(store, spec, ranked)
+    kb_pairs = {(f["s"], f["o"]) for f in profiles.fact_popularity(store, spec.predicate)}
+    lap("statistics")
+
+    n_test_true, n_test_false = spec.test_counts
+    n_train_true, n_train_false = spec.train_counts
+    test_true, test_clusters = positives.select(ranked, n_test_true, spec, store=store, purpose="test", progress=progress)
+    taken = {f.pair for f in test_true}
+    test_entities = {e for f in test_true for e in f.pair}
+    rest = [f for f in ranked if f.pair not in taken and
+            not (spec.entity_disjoint and (f.s in test_entities or f.o in test_entities))]
+    train_true, train_clusters = positives.select(rest, n_train_true, spec, store=store, purpose="train",
+                                                  progress=progress) if n_train_true else ([], {})
+    lap("true facts")
+
+    context = NegativeContext(store=store, spec=spec, adjacency=index, kb_pairs=kb_pairs,
+                              used={f.triple for f in test_true + train_true})
+    train_entities = {e for f in train_true for e in f.pair}
+    context.forbidden = train_entities if spec.entity_disjoint else set()
+    test_false = _negatives(context, spec, test_true, n_test_false, "test")
+    if spec.entity_disjoint:
+        context.forbidden = test_entities | {e for n in test_false for e in n.fact.pair}
+    train_false = _negatives(context, spec, train_true, n_train_false, "train") if n_train_false else []
+    lap("false facts")
+
+    clusters = {**test_clusters, **train_clusters}
+    test = _number("test", test_true, test_false, spec)
+    train = _number("train", train_true, train_false, spec)
+    answers = _answers(test + train, {n.fact: n for n in test_false + train_false}, clusters)
+    removed = reference.removed_triples(store, index, test_true, spec.leakage, kb_pairs)
+    lap("reference")
+    version = __version__
+    scenario = Scenario(id=spec.scenario_id(store.fingerprint(), version), spec=spec, fingerprint=store.fingerprint(),
+                        version=version, test=test, train=train, answers=answers, removed=removed,
+                        summary=_summary(test_false, train_false, test, train, spec, index), dated=dated,
+                        timings=timings)
+    check_invariants(scenario, context, kb_pairs)
+    lap("checks")
+    return scenario
+
+
+def _with_dates(store: Store, spec: ScenarioSpec, ranked: list[Fact]) -> list[Fact]:
+    dates: dict[tuple[str, str], tuple[str, str | None]] = {}
+    for row in store.select("fact_dates", predicate=iri(spec.predicate)):
+        pair = (row["s"].value, row["o"].value)
+        if pair not in dates:
+            dates[pair] = (row["start"].value, row["end"].value if "end" in row else None)
+    dated = [Fact(f.s, f.p, f.o, dates[f.pair][0], dates[f.pair][1] or dates[f.pair][0])
+             for f in ranked if f.pair in dates]
+    if not dated:
+        raise SpecError("factbench", f"date corruption needs dated facts, and no fact of {spec.predicate} has dates")
+    return dated
+
+
+def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact], n: int, split: str) -> list[Negative]:
+    if spec.factbench:
+        from .negatives.factbench import plan as factbench_plan
+
+        plan = factbench_plan(spec.factbench, n)
+    else:
+        n_random = int(round(spec.transparency * n))
+        plan = [("random", n_random), (spec.ambiguous, n - n_random)]
+    made: list[Negative] = []
+    for kind, count in plan:
+        if count <= 0:
+            continue
+        rng = stream(spec.seed, f"negatives/{split}/{kind}")
+        got = sampler(kind).sample(context, sources, count, rng)
+        if len(got) < count:
+            raise NotEnoughFacts(
+                f"made only {len(got)} of the {count} '{kind}' false facts asked for the {split} set "
+                f"of {spec.predicate}: {_advice(kind)}", _knob(kind))
+        made += got
+    return made
+
+
+def _advice(kind: str) -> str:
+    if kind == "lcwa":
+        return "raise transparency, lower size, lower type_overlap, or use ambiguous=random_walk"
+    if kind == "random_walk":
+        return "raise transparency, lower size, raise max_path_length or lower type_overlap"
+    if kind == "random":
+        return "lower size or lower transparency (the predicate has too few facts to re-pair)"
+    return "lower size or choose other factbench kinds"
+
+
+def _knob(kind: str) -> str:
+    return {"lcwa": "transparency", "random_walk": "transparency", "random": "size"}.get(kind, "factbench")
+
+
+def _number(split: str, true: list[Fact], false: list[Negative], spec: ScenarioSpec) -> list[LabelledFact]:
+    items = [(f, True) for f in true] + [(n.fact, False) for n in false]
+    items = shuffled(items, stream(spec.seed, f"shuffle/{split}"))
+    prefix = "te" if split == "test" else "tr"
+    return [LabelledFact(f"{prefix}{i:05d}", fact, label, split) for i, (fact, label) in enumerate(items, 1)]
+
+
+def _answers(facts: list[LabelledFact], negatives: dict[Fact, Negative], clusters: dict[Fact, int]) -> dict[str, dict]:
+    answers = {}
+    for item in facts:
+        if item.label:
+            entry = {"label": True, "kind": "true"}
+            if item.fact in clusters:
+                entry["cluster"] = clusters[item.fact]
+        else:
+            entry = {"label": False, **negatives[item.fact].provenance()}
+        answers[item.id] = entry
+    return answers
+
+
+def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) -> dict:
+    def per_kind(items):
+        return dict(sorted(Counter(n.kind for n in items).items()))
+
+    negatives = test_false + train_false
+    drift_source = Counter(n.detail.get("via") or n.detail.get("path") for n in negatives
+                           if n.kind in ("lcwa", "random_walk") and (n.detail.get("via") or n.detail.get("path")))
+    ambiguous = sum(drift_source.values())
+    top = drift_source.most_common(1)
+    return {
+        "counts": {
+            "test": {"true": sum(f.label for f in test), "false": sum(not f.label for f in test), "false_by_kind": per_kind(test_false)},
+            "train": {"true": sum(f.label for f in train), "false": sum(not f.label for f in train), "false_by_kind": per_kind(train_false)},
+        },
+        "transparency": {"asked": spec.transparency,
+                         "made": round(sum(n.kind == "random" for n in negatives) / len(negatives), 4) if negatives else None},
+        "drift": {"top": top[0][0], "share": round(top[0][1] / ambiguous, 4)} if top else None,
+    }
+
+
+def check_invariants(scenario: Scenario, context: NegativeContext, kb_pairs: set[tuple[str, str]]) -> None:
+    """Every promise of a scenario, checked on every scenario (not only in tests)."""
+    spec = scenario.spec
+    problems = []
+    seen: set = set()
+    for item in scenario.facts:
+        f = item.fact
+        key = (f.s, f.p, f.o, f.start, f.end)
+        if key in seen:
+            problems.append(f"duplicate fact {key}")
+        seen.add(key)
+        if f.s == f.o:
+            problems.append(f"{item.id}: subject equals object")
+        if item.label and f.p == spec.predicate and f.pair not in kb_pairs:
+            problems.append(f"{item.id}: true fact not in the KB")
+        answer = scenario.answers[item.id]
+        if not item.label and answer["kind"] != "date" and context.in_kb(f):
+            problems.append(f"{item.id}: false fact is in the KB")
+    test_pairs = {i.fact.pair for i in scenario.test}
+    if any(i.fact.pair in test_pairs for i in scenario.train):
+        problems.append("a (subject, object) pair is in both train and test")
+    if spec.entity_disjoint:
+        test_entities = {e for i in scenario.test for e in i.fact.pair}
+        if any(e in test_entities for i in scenario.train for e in i.fact.pair):
+            problems.append("train and test share an entity although entity_disjoint was asked")
+    want = {"test": spec.test_counts, "train": spec.train_counts}
+    for split, items in (("test", scenario.test), ("train", scenario.train)):
+        got = (sum(i.label for i in items), sum(not i.label for i in items))
+        if got != want[split]:
+            problems.append(f"{split}: {got} true/false facts, {want[split]} asked")
+    if problems:
+        raise InvariantError("; ".join(problems[:10]))

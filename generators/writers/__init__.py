@@ -1,0 +1,130 @@
+"""Output formats, one renderer each, chosen by name (``render(scenario, "tsv", "test")``).
+
+Every renderer writes true and false facts with the same fields, properties and datatypes, in
+the scenario's shuffled order; provenance never appears here (``answers`` has it). File formats
+render one split to bytes; folder formats (FactBench layout, PyKEEN) write a directory.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..scenario import Scenario
+
+
+@dataclass(frozen=True)
+class Renderer:
+    name: str
+    extension: str
+    media_type: str
+    render: Callable[[Scenario, str], bytes]
+
+
+RENDERERS: dict[str, Renderer] = {}
+FOLDER_WRITERS: dict[str, Callable[[Scenario, Path], list[Path]]] = {}
+
+
+def register(renderer: Renderer) -> Renderer:
+    RENDERERS[renderer.name] = renderer
+    return renderer
+
+
+def load_all() -> None:
+    """Import every format module; each registers itself."""
+    from . import jsonfmt, tabular  # noqa: F401
+
+
+def formats() -> list[str]:
+    load_all()
+    return sorted(RENDERERS) + sorted(FOLDER_WRITERS)
+
+
+def render(scenario: Scenario, name: str, split: str = "test") -> bytes:
+    load_all()
+    if name not in RENDERERS:
+        raise ValueError(f"format: {name!r} is not one of {', '.join(sorted(RENDERERS))}")
+    return RENDERERS[name].render(scenario, split)
+
+
+def records(scenario: Scenario, split: str) -> list[dict]:
+    """The facts of a split as flat records; every record has exactly the same keys."""
+    items = scenario.test if split == "test" else scenario.train if split == "train" else scenario.facts
+    out = []
+    for item in items:
+        record = {"id": item.id, "subject": item.fact.s, "predicate": item.fact.p, "object": item.fact.o}
+        if scenario.dated:
+            record["start"], record["end"] = item.fact.start, item.fact.end
+        record["label"] = item.label
+        out.append(record)
+    return out
+
+
+def answers_bytes(scenario: Scenario) -> bytes:
+    return _json({"scenario": scenario.id, "kb_fingerprint": scenario.fingerprint, "seed": scenario.spec.seed,
+                  "answers": scenario.answers, "summary": scenario.summary})
+
+
+def _json(data) -> bytes:
+    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[str], *,
+                   reference_from=None) -> dict:
+    """Write the chosen formats, the answers, and a manifest with the sha256 of every file.
+
+    Files are written into a temporary sibling folder that is renamed into place at the end, so a
+    failure leaves no half-written scenario behind.
+    """
+    load_all()
+    target = Path(out_dir)
+    unknown = [n for n in names if n not in RENDERERS and n not in FOLDER_WRITERS]
+    if unknown:
+        raise ValueError(f"format: {unknown[0]!r} is not one of {', '.join(formats())}")
+    if target.exists() and any(target.iterdir()):
+        raise FileExistsError(f"--out: {target} exists and is not empty")
+    staging = target.parent / f".{target.name}.partial"
+    if staging.exists():
+        import shutil
+
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    written: list[Path] = []
+    splits = ["test"] + (["train"] if scenario.train else [])
+    for name in names:
+        if name in RENDERERS:
+            renderer = RENDERERS[name]
+            for split in splits:
+                path = staging / f"{split}.{renderer.extension}"
+                path.write_bytes(renderer.render(scenario, split))
+                written.append(path)
+        else:
+            written += FOLDER_WRITERS[name](scenario, staging)
+    answers = staging / "answers.json"
+    answers.write_bytes(answers_bytes(scenario))
+    written.append(answers)
+    if reference_from is not None:
+        from ..reference import write_reference
+
+        path = staging / "reference.nt"
+        with open(path, "wb") as out:
+            write_reference(reference_from, scenario.removed, out)
+        written.append(path)
+    manifest = scenario.manifest()
+    manifest["files"] = {str(p.relative_to(staging)): _sha256(p) for p in sorted(set(written))}
+    (staging / "manifest.json").write_bytes(_json(manifest))
+    if target.exists():
+        target.rmdir()
+    os.replace(staging, target)
+    return manifest
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
