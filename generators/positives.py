@@ -4,8 +4,9 @@
   (ties broken by subject and object, so the ranking is total); ``random``: a seeded permutation.
 * Homogeneity h: the candidate pool (the head of the ranking, at most ``POOL_LIMIT`` facts) is
   clustered by the embedding distance of the paper's Eq. 2; a share h of the facts comes from one
-  cluster (the largest, ties by label), the rest is spread over all clusters in proportion to their
-  sizes, each cluster giving its best-ranked facts first. With h = 0 no clustering is needed and
+  cluster (the largest, ties by label), the rest is spread over the other clusters in proportion to
+  their sizes, each cluster giving its best-ranked facts first. Cluster labels are per split
+  ("test-3"), since each split clusters its own pool. With h = 0 no clustering is needed and
   the head of the ranking is taken as is.
 """
 from __future__ import annotations
@@ -23,6 +24,9 @@ from .spec import ScenarioSpec
 
 POOL_FACTOR = 4
 POOL_LIMIT = 2000  # clustering is quadratic in the pool
+# Embeddings describe the KB, not a scenario: one training per KB fingerprint, whatever the
+# scenario's seed (which still decides the ranking, the split and every negative).
+EMBEDDING_SEED = 0
 
 
 class NotEnoughFacts(ValueError):
@@ -54,7 +58,7 @@ def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Rank
 
 
 def select(ranked: list[Fact], count: int, spec: ScenarioSpec, *, store: Store, purpose: str,
-           progress: bool = False) -> tuple[list[Fact], dict[Fact, int]]:
+           progress: bool = False) -> tuple[list[Fact], dict[Fact, str]]:
     """``count`` facts from ``ranked`` (already filtered for the split); their cluster labels if any."""
     if len(ranked) < count:
         raise NotEnoughFacts(
@@ -68,24 +72,31 @@ def select(ranked: list[Fact], count: int, spec: ScenarioSpec, *, store: Store, 
     if len(pool) < count:
         raise NotEnoughFacts(f"homogeneity needs a pool of at least {count} facts; "
                              f"at most {POOL_LIMIT} can be clustered: lower size", "size")
-    labels = cluster_facts(store, [f.pair for f in pool], seed=spec.seed, progress=progress)
+    labels = cluster_facts(store, [f.pair for f in pool], seed=EMBEDDING_SEED, progress=progress)
     members: dict[int, list[int]] = {}
     for position, label in enumerate(labels):
         members.setdefault(int(label), []).append(position)
     target = max(sorted(members), key=lambda label: len(members[label]))
-    from_target = min(int(round(spec.homogeneity * count)), len(members[target]))
+    from_target = int(round(spec.homogeneity * count))
+    if len(members[target]) < from_target:
+        raise NotEnoughFacts(
+            f"homogeneity {spec.homogeneity:g} needs {from_target} true {purpose} facts from one cluster, but the "
+            f"largest cluster of the {len(pool)} candidates has {len(members[target])}: lower homogeneity or size",
+            "homogeneity")
     chosen = members[target][:from_target]
-    taken = set(chosen)
-    rest = count - from_target
-    quota = _proportional(rest, {label: len(m) for label, m in members.items()})
-    for label in sorted(members):
-        free = [i for i in members[label] if i not in taken][: quota[label]]
-        chosen += free
-        taken.update(free)
-    if len(chosen) < count:  # small clusters ran dry: fill from the ranking, best first
-        chosen += [i for i in range(len(pool)) if i not in taken][: count - len(chosen)]
+    # The rest is spread over the *other* clusters in proportion, so exactly a share h comes
+    # from the target cluster (when they run dry, the target's next facts fill the gap).
+    others = {label: len(m) for label, m in members.items() if label != target}
+    quota = _proportional(count - from_target, others)
+    for label in sorted(others):
+        chosen += members[label][: quota[label]]
+    if len(chosen) < count:
+        taken = set(chosen)
+        spare = [i for label in sorted(others) for i in members[label] if i not in taken]
+        spare += [i for i in members[target] if i not in taken]
+        chosen += spare[: count - len(chosen)]
     chosen.sort()
-    return [pool[i] for i in chosen], {pool[i]: int(labels[i]) for i in chosen}
+    return [pool[i] for i in chosen], {pool[i]: f"{purpose}-{labels[i]}" for i in chosen}
 
 
 def _proportional(total: int, sizes: dict[int, int]) -> dict[int, int]:

@@ -55,6 +55,11 @@ class Scenario:
     def facts(self) -> list[LabelledFact]:
         return self.test + self.train
 
+    def header(self) -> dict:
+        """What identifies the scenario inside data files: nothing about how facts were made."""
+        return {"scenario": self.id, "software": {"name": "factforge", "version": self.version},
+                "kb_fingerprint": self.fingerprint, "seed": self.spec.seed, "predicate": self.spec.predicate}
+
     def manifest(self) -> dict:
         return {
             "scenario": self.id, "software": {"name": "factforge", "version": self.version},
@@ -202,8 +207,10 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) ->
             "test": {"true": sum(f.label for f in test), "false": sum(not f.label for f in test), "false_by_kind": per_kind(test_false)},
             "train": {"true": sum(f.label for f in train), "false": sum(not f.label for f in train), "false_by_kind": per_kind(train_false)},
         },
-        "transparency": {"asked": spec.transparency,
-                         "made": round(sum(n.kind == "random" for n in negatives) / len(negatives), 4) if negatives else None},
+        # Transparency steers only the random/ambiguous mix; FactBench kinds replace that mix.
+        "transparency": None if spec.factbench else {
+            "asked": spec.transparency,
+            "made": round(sum(n.kind == "random" for n in negatives) / len(negatives), 4) if negatives else None},
         "drift": {"top": top[0][0], "share": round(top[0][1] / ambiguous, 4)} if top else None,
     }
 

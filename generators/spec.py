@@ -98,12 +98,14 @@ class ScenarioSpec:
 
 
 def _number(name: str, value, *, integer: bool, low: float, high: float):
+    # Whole-number bounds are written out in full (4294967295, not 4.29497e+09).
+    allowed = f"between {int(low)} and {int(high)}" if integer else f"between {low:g} and {high:g}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(name, f"expected a number, got {value!r}")
+        raise SpecError(name, f"expected a {'whole ' if integer else ''}number {allowed}, got {value!r}")
     if integer and (not float(value).is_integer()):
-        raise SpecError(name, f"expected a whole number, got {value!r}")
+        raise SpecError(name, f"expected a whole number {allowed}, got {value!r}")
     if not (low <= value <= high):
-        raise SpecError(name, f"must be between {low:g} and {high:g}, got {value!r}")
+        raise SpecError(name, f"must be {allowed}, got {value!r}")
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]):
@@ -134,6 +136,9 @@ def _check(spec: ScenarioSpec) -> None:
     _choice("leakage", spec.leakage, LEAKAGE)
     if not isinstance(spec.entity_disjoint, bool):
         raise SpecError("entity_disjoint", f"expected true or false, got {spec.entity_disjoint!r}")
+    if not isinstance(spec.factbench, (list, tuple)):
+        raise SpecError("factbench", f"expected a list of corruption kinds ({', '.join(FACTBENCH_KINDS)}), "
+                                     f"got {spec.factbench!r}")
     for kind in spec.factbench:
         _choice("factbench", kind, FACTBENCH_KINDS)
     if len(set(spec.factbench)) != len(spec.factbench):

@@ -193,7 +193,8 @@ def cmd_generate(args) -> int:
     started = time.perf_counter()
     scenario = generate(store, spec, progress=not args.quiet)
     names = [n.strip() for n in args.formats.split(",") if n.strip()]
-    manifest = write_scenario(scenario, args.out, names, reference_from=store if args.reference else None)
+    manifest = write_scenario(scenario, args.out, names, reference_from=store if args.reference else None,
+                              store=store)
     _print_summary(scenario, manifest, args.out, time.perf_counter() - started)
     return 0
 
@@ -206,9 +207,9 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
         if c["true"] or c["false"]:
             kinds = ", ".join(f"{k} {n}" for k, n in c["false_by_kind"].items())
             print(f"  {split:<5} {c['true']:>6} true  {c['false']:>6} false  ({kinds})")
-    made = scenario.summary["transparency"]["made"]
-    if made is not None:
-        print(f"  transparency asked {scenario.spec.transparency:g}, made {made:g}")
+    transparency = scenario.summary["transparency"]
+    if transparency and transparency["made"] is not None:
+        print(f"  transparency asked {transparency['asked']:g}, made {transparency['made']:g}")
     drift = scenario.summary["drift"]
     if drift:
         print(f"  most frequent alternative predicate/path: {drift['top']} ({drift['share']:.0%} of ambiguous false facts)")

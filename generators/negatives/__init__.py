@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .base import NegativeContext, NegativeSampler
+from .factbench import SAMPLERS as FACTBENCH_SAMPLERS
 from .lcwa import LocalClosedWorld
 from .random_pairing import RandomPairing
 from .random_walk import RandomWalk
@@ -11,6 +12,7 @@ SAMPLERS: dict[str, type[NegativeSampler]] = {
     LocalClosedWorld.name: LocalClosedWorld,
     RandomWalk.name: RandomWalk,
 }
+SAMPLERS.update({cls.name: cls for cls in FACTBENCH_SAMPLERS})  # factbench:domain ... factbench:date
 
 
 def sampler(name: str) -> NegativeSampler:

@@ -43,7 +43,7 @@ class NegativeContext:
 
     def acceptable(self, fact: Fact, *, dated: bool = False) -> bool:
         """The checks every false fact passes, whatever made it."""
-        if fact.s == fact.o or fact.triple in self.used:
+        if fact.s == fact.o or ((*fact.triple, fact.start, fact.end) if dated else fact.triple) in self.used:
             return False
         if fact.s in self.forbidden or fact.o in self.forbidden:
             return False
@@ -53,6 +53,7 @@ class NegativeContext:
 
     def take(self, negative: Negative) -> None:
         self.used.add(negative.fact.triple)
+        self.used.add((*negative.fact.triple, negative.fact.start, negative.fact.end))  # dates tell date corruptions apart
 
     # --- types ------------------------------------------------------------------------------------
     def load_types(self, entities) -> None:

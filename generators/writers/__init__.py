@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -36,6 +37,8 @@ def register(renderer: Renderer) -> Renderer:
 def load_all() -> None:
     """Import every format module; each registers itself."""
     from . import jsonfmt, tabular  # noqa: F401
+    from . import factbench_layout  # noqa: F401
+    from . import pykeen_layout, rdf  # noqa: F401
 
 
 def formats() -> list[str]:
@@ -73,7 +76,7 @@ def _json(data) -> bytes:
 
 
 def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[str], *,
-                   reference_from=None) -> dict:
+                   reference_from=None, store=None) -> dict:
     """Write the chosen formats, the answers, and a manifest with the sha256 of every file.
 
     Files are written into a temporary sibling folder that is renamed into place at the end, so a
@@ -84,14 +87,28 @@ def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[s
     unknown = [n for n in names if n not in RENDERERS and n not in FOLDER_WRITERS]
     if unknown:
         raise ValueError(f"format: {unknown[0]!r} is not one of {', '.join(formats())}")
+    kb = store if store is not None else reference_from  # folder writers marked needs_store get it
+    needy = [n for n in names if getattr(FOLDER_WRITERS.get(n), "requires_store", False)]
+    if needy and kb is None:
+        raise ValueError(f"format: {needy[0]!r} needs the KB to write (pass store=)")
     if target.exists() and any(target.iterdir()):
         raise FileExistsError(f"--out: {target} exists and is not empty")
     staging = target.parent / f".{target.name}.partial"
     if staging.exists():
-        import shutil
-
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
+    try:
+        manifest = _write_into(staging, scenario, names, reference_from, kb)
+        if target.exists():
+            target.rmdir()
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_from, kb) -> dict:
     written: list[Path] = []
     splits = ["test"] + (["train"] if scenario.train else [])
     for name in names:
@@ -102,7 +119,8 @@ def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[s
                 path.write_bytes(renderer.render(scenario, split))
                 written.append(path)
         else:
-            written += FOLDER_WRITERS[name](scenario, staging)
+            writer = FOLDER_WRITERS[name]
+            written += writer(scenario, staging, store=kb) if getattr(writer, "needs_store", False) else writer(scenario, staging)
     answers = staging / "answers.json"
     answers.write_bytes(answers_bytes(scenario))
     written.append(answers)
@@ -116,9 +134,6 @@ def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[s
     manifest = scenario.manifest()
     manifest["files"] = {str(p.relative_to(staging)): _sha256(p) for p in sorted(set(written))}
     (staging / "manifest.json").write_bytes(_json(manifest))
-    if target.exists():
-        target.rmdir()
-    os.replace(staging, target)
     return manifest
 
 

@@ -1,4 +1,7 @@
-"""JSON (manifest + facts in one document) and JSON Lines (one fact a line)."""
+"""JSON (scenario header + facts in one document) and JSON Lines (one fact a line).
+
+The header identifies the scenario (id, seed, KB fingerprint, version); the spec and the counts by
+kind stay in manifest.json, so a data file says nothing about how its false facts were made."""
 from __future__ import annotations
 
 import json
@@ -7,7 +10,7 @@ from . import Renderer, _json, records, register
 
 
 def _document(scenario, split: str) -> bytes:
-    return _json({"manifest": scenario.manifest(), "split": split, "facts": records(scenario, split)})
+    return _json({**scenario.header(), "split": split, "facts": records(scenario, split)})
 
 
 def _lines(scenario, split: str) -> bytes:

@@ -1,0 +1,101 @@
+"""The PyKEEN layout: a ``pykeen/`` folder of headerless TSV triples with full IRIs.
+
+* ``reference.tsv``: the reference KB R (the KB minus ``scenario.removed``), restricted to what a
+  KGE model trains on: links between entities by non-schema predicates, read from the KB's
+  adjacency index, sorted by (head, relation, tail).
+* ``train.tsv``, ``test.tsv``: the true facts of each split as ``head relation tail``, the PyKEEN
+  convention (``TriplesFactory.from_path``); ``train.tsv`` is empty when there is no train split.
+* ``test_labelled.tsv`` (and ``train_labelled.tsv`` with a train split): every fact of the split,
+  true and false, in the scenario's order, as ``head relation tail [start end] label`` with
+  label 1 or 0; dated scenarios carry start and end. Row *i* is fact ``te{i:05d}`` (``tr…``).
+
+It needs the KB to compute R, so ``write_scenario`` passes the store (``needs_store``) and refuses
+the format up front when it was given none (``requires_store``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from sparql.adjacency import adjacency as load_adjacency
+
+from . import FOLDER_WRITERS, records
+
+FOLDER = "pykeen"
+CHUNK = 200_000
+
+
+def _line(fields) -> str:
+    for field in fields:
+        if any(c in field for c in "\t\r\n"):
+            raise ValueError(f"pykeen: {field!r} has a tab or a line break, which TSV cannot hold")
+    return "\t".join(fields) + "\n"
+
+
+def write_reference_tsv(store, removed, out) -> int:
+    """Write R's entity links as TSV to the binary stream ``out``; return the number of rows."""
+    index = load_adjacency(store)
+    n_entities = max(len(index.entities), 1)
+    n_predicates = max(len(index.predicates), 1)
+
+    def key(src, pred, dst):
+        return (src.astype(np.int64) * n_predicates + pred.astype(np.int64)) * n_entities + dst.astype(np.int64)
+
+    drop = []
+    for s, p, o in removed:
+        si, pi, oi = index.id(s), index.pindex.get(p), index.id(o)
+        if si is not None and pi is not None and oi is not None:
+            drop.append((si, pi, oi))
+    keep = np.ones(index.size, dtype=bool)
+    if drop:
+        ids = np.array(drop, dtype=np.int64)
+        keep = ~np.isin(key(index.src, index.pred, index.dst), key(ids[:, 0], ids[:, 1], ids[:, 2]))
+    entities, predicates = index.entities, index.predicates
+    src, pred, dst = index.src[keep], index.pred[keep], index.dst[keep]
+    for lo in range(0, src.size, CHUNK):
+        hi = lo + CHUNK
+        out.write("".join(f"{entities[s]}\t{predicates[p]}\t{entities[o]}\n" for s, p, o in
+                          zip(src[lo:hi].tolist(), pred[lo:hi].tolist(), dst[lo:hi].tolist())).encode("utf-8"))
+    return int(src.size)
+
+
+def _triples(scenario, split: str) -> bytes:
+    rows = [r for r in records(scenario, split) if r["label"]]
+    return "".join(_line([r["subject"], r["predicate"], r["object"]]) for r in rows).encode("utf-8")
+
+
+def _labelled(scenario, split: str) -> bytes:
+    lines = []
+    for r in records(scenario, split):
+        fields = [r["subject"], r["predicate"], r["object"]]
+        if scenario.dated:
+            fields += [r["start"] or "", r["end"] or ""]
+        lines.append(_line(fields + ["1" if r["label"] else "0"]))
+    return "".join(lines).encode("utf-8")
+
+
+def write(scenario, folder: Path, *, store=None) -> list[Path]:
+    if store is None:
+        raise ValueError("format: 'pykeen' needs the KB to write the reference triples (pass the store)")
+    root = Path(folder) / FOLDER
+    root.mkdir(parents=True, exist_ok=True)
+    written = []
+    reference = root / "reference.tsv"
+    with open(reference, "wb") as out:
+        write_reference_tsv(store, scenario.removed, out)
+    written.append(reference)
+    for split in ("train", "test"):
+        path = root / f"{split}.tsv"
+        path.write_bytes(_triples(scenario, split))
+        written.append(path)
+    for split in ["test"] + (["train"] if scenario.train else []):
+        path = root / f"{split}_labelled.tsv"
+        path.write_bytes(_labelled(scenario, split))
+        written.append(path)
+    return written
+
+
+write.needs_store = True  # write_scenario passes store=...
+write.requires_store = True  # ... and refuses up front when it has none
+FOLDER_WRITERS["pykeen"] = write
