@@ -49,7 +49,40 @@ class NegativeContext:
             return False
         # A date corruption keeps a true triple and changes its dates; any other kind must be
         # absent from the KB.
-        return dated or not self.in_kb(fact)
+        if dated:
+            return True
+        return not self.in_kb(fact) and not self.next_to_known_object(fact)
+
+    def next_to_known_object(self, fact: Fact) -> bool:
+        """Is o' directly linked to an object the KB gives this subject for p?
+
+        Born in Munich implies born in Germany: an object one link away from a known one (its
+        country, region, or a part of it) is too often true for a false fact. On DBpedia50 with a
+        fifth of birthPlace held out, this was where most false "false facts" came from.
+        """
+        if fact.p != self.predicate:
+            return False
+        index = self.adjacency
+        candidate = index.id(fact.o)
+        if candidate is None:
+            return False
+        for known in self.objects_of(fact.s):
+            node = index.id(known)
+            if node is not None and (np.any(index.out(node)[0] == candidate) or np.any(index.inbound(node)[0] == candidate)):
+                return True
+        return False
+
+    def objects_of(self, subject: str) -> list[str]:
+        if not hasattr(self, "_objects"):
+            self._objects: dict[str, list[str]] = {}
+            for s, o in sorted(self.kb_pairs):
+                self._objects.setdefault(s, []).append(o)
+        return self._objects.get(subject, [])
+
+    def subjects_of_predicate(self) -> set[str]:
+        if not hasattr(self, "_subjects"):
+            self._subjects = {s for s, _ in self.kb_pairs}
+        return self._subjects
 
     def take(self, negative: Negative) -> None:
         self.used.add(negative.fact.triple)

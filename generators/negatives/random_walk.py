@@ -4,14 +4,17 @@ For a true p(s, o), enumerate the predicate paths of length <= t that connect s 
 direction along each edge; schema edges are not in the adjacency index), then walk each path
 once from s with seeded random choices. The end node o' becomes p(s, o') when it passes the type
 check, is not linked to s by p and is not used yet: a false fact that looks like the true one
-(reached "the same way"). When walks find too few, objects of other true facts of p outside the
-scenario are used, with the same checks.
+(reached "the same way"). A fact with no path of its own walks the paths most common among the
+other facts (marked ``borrowed`` in the answers). When walks find too few, objects of other true
+facts of p outside the scenario are used, with the same checks (marked ``fallback``).
 
 Paths are found meet-in-the-middle over the cached adjacency arrays: the neighbours of s, of
 o, and for length 3 the neighbours of s's neighbours intersected with o's, all numpy set
 operations; no query per pair.
 """
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -74,7 +77,7 @@ def walk(index, start: int, path: tuple[int, ...], rng: np.random.Generator) -> 
 class RandomWalk(NegativeSampler):
     name = "random_walk"
 
-    def candidates(self, context: NegativeContext, source: Fact, rng) -> list[Negative]:
+    def paths(self, context: NegativeContext, source: Fact, rng) -> list[tuple[int, ...]]:
         index = context.adjacency
         s, o = index.id(source.s), index.id(source.o)
         p = index.pindex.get(context.predicate)
@@ -83,6 +86,13 @@ class RandomWalk(NegativeSampler):
         paths = meta_paths(index, s, o, context.spec.max_path_length, (p + 1) if p is not None else 0)
         if len(paths) > MAX_PATHS:
             paths = [paths[i] for i in sorted(rng.choice(len(paths), MAX_PATHS, replace=False).tolist())]
+        return paths
+
+    def walks(self, context: NegativeContext, source: Fact, paths, rng, *, borrowed: bool) -> list[Negative]:
+        index = context.adjacency
+        s, o = index.id(source.s), index.id(source.o)
+        if s is None:
+            return []
         found = []
         for path in paths:
             # A walk may end back at o (the path came from there); a few retries find another end.
@@ -92,13 +102,24 @@ class RandomWalk(NegativeSampler):
                     break
             else:
                 continue
-            fact = Fact(source.s, context.predicate, index.entities[end])
-            found.append(Negative(fact, self.name, source,
-                                  {"path": "/".join(index.step_name(step) for step in path)}))
+            detail = {"path": "/".join(index.step_name(step) for step in path)}
+            if borrowed:
+                detail["borrowed"] = True
+            found.append(Negative(Fact(source.s, context.predicate, index.entities[end]), self.name, source, detail))
         return found
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        per_source = [self.candidates(context, source, rng) for source in sources]
+        own = [self.paths(context, source, rng) for source in sources]
+        # Facts with no path of their own (sparse KBs have many) walk the paths that link the
+        # other facts of p: the same kind of route from the same kind of subject.
+        counts = Counter(path for paths in own for path in paths)
+        common = [path for path, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))][:MAX_PATHS]
+        per_source = []
+        for source, paths in zip(sources, own):
+            found = self.walks(context, source, paths, rng, borrowed=False)
+            if not found and common:
+                found = self.walks(context, source, common, rng, borrowed=True)
+            per_source.append(found)
         context.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
         chosen = round_robin(typed, n, context, rng)
