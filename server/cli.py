@@ -119,9 +119,9 @@ def cmd_demo(args) -> int:
     store = open_store(args.store)
     if args.store and store.triple_count():
         raise CliError(f"--store: {args.store} already holds a KB; use 'factforge profile --store {args.store}'")
-    report = load_files(store, [path], progress=not args.quiet)
+    load_files(store, [path], progress=not args.quiet)
     if not args.json:
-        print(f"Loaded the demo KB ({report.added} triples) into "
+        print(f"Loaded the demo KB ({store.triple_count()} triples) into "
               f"{'the store at ' + args.store if args.store else 'an in-memory store'}.")
     _print_profile(store, None, as_json=args.json, include_schema=False, progress=not args.quiet)
     return 0
@@ -133,24 +133,24 @@ def cmd_load(args) -> int:
     if not args.store:
         raise CliError("load: give --store DIR (or set FACTFORGE_STORE)")
     store = open_store(args.store)
+    before = store.triple_count()
     if args.factbench:
         from sparql.factbench import load_factbench
 
         if len(args.files) != 1:
             raise CliError("load --factbench takes one folder")
         records, report = load_factbench(store, args.files[0], graph=args.graph, progress=not args.quiet)
-        print(f"{len(records)} FactBench facts; {report.added} triples added")
+        print(f"{len(records)} FactBench facts")
     elif args.tsv:
         from sparql.kge import load_kge_tsv
 
         report = load_kge_tsv(store, args.files, entity_base=args.entity_base, relation_base=args.relation_base,
                               types=args.types, graph=args.graph, progress=not args.quiet)
-        print(f"{report.added} triples added")
     else:
         report = load_files(store, args.files, graph=args.graph, rdf_format=args.rdf_format, progress=not args.quiet)
-        rate = report.added / report.seconds if report.seconds else 0
-        print(f"{report.added} triples added in {report.seconds:.1f} s ({rate:,.0f}/s); "
-              f"{report.triples_after} in the store")
+    after = store.triple_count()
+    rate = (after - before) / report.seconds if report.seconds else 0
+    print(f"{after - before} triples added in {report.seconds:.1f} s ({rate:,.0f}/s); {after} in the store")
     print(f"fingerprint {store.fingerprint()}")
     return 0
 

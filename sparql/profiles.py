@@ -83,9 +83,10 @@ def _compute_profiles(store: Store, progress: bool) -> list[dict]:
     content = [iri(p) for p, prof in profiles.items() if not prof["schema"]]
     for side, template in (("subject_types", "predicate_subject_types"), ("object_types", "predicate_object_types")):
         counts: dict[str, list] = {}
-        for batch in batched(content, 100):
-            for row in store.select(template, predicates=list(batch)):
-                counts.setdefault(row["p"].value, []).append((row["type"].value, int(row["n"].value)))
+        for row in store.select(template):
+            p = row["p"].value
+            if p in profiles and not profiles[p]["schema"]:
+                counts.setdefault(p, []).append((row["type"].value, int(row["n"].value)))
         for p, types in counts.items():
             types.sort(key=lambda t: (-t[1], t[0]))
             profiles[p][side] = [{"type": t, "name": compact(t), "facts": n} for t, n in types[:TOP_TYPES]]
@@ -93,7 +94,7 @@ def _compute_profiles(store: Store, progress: bool) -> list[dict]:
     if content:
         for row in store.select("predicate_mean_degree", predicates=content):
             entities = int(row["entities"].value)
-            if entities:
+            if entities and row["p"].value in profiles and not profiles[row["p"].value]["schema"]:
                 profiles[row["p"].value]["mean_degree"] = round(float(row["total"].value) / entities, 4)
     steps.update()
     steps.close()
@@ -200,8 +201,8 @@ def _local(value: str) -> str:
 def predicate_facts(store: Store, predicate: str) -> list[tuple[str, str]]:
     """Every (s, o) of a predicate with a non-literal object, in a stable order."""
     p = iri(predicate, field="predicate")
-    return [(r["s"].value, r["o"].value) for r in store.select("predicate_facts", predicate=p)
-            if not isinstance(r["o"], Literal)]
+    return sorted((r["s"].value, r["o"].value) for r in store.select("predicate_facts", predicate=p)
+                  if not isinstance(r["o"], Literal))
 
 
 def fact_popularity(store: Store, predicate: str, *, progress: bool = False) -> list[dict]:
