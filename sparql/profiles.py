@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
 from pyoxigraph import Literal
 from tqdm import tqdm
 
@@ -210,11 +211,22 @@ def fact_popularity(store: Store, predicate: str, *, progress: bool = False) -> 
     profile = predicate_profile(store, predicate)
 
     def compute():
-        facts = predicate_facts(store, profile["predicate"])
-        degrees = entity_degrees(store, [e for fact in facts for e in fact], progress=progress)
+        # The adjacency index (built once per KB, and needed by the generators anyway) holds the
+        # facts and every degree; batched degree queries took 12 s per 150k facts at 1M triples.
+        from .adjacency import adjacency
+
+        index = adjacency(store, progress=progress)
+        pid = index.pindex.get(profile["predicate"])
+        if pid is None:
+            return []
+        mask = index.pred == pid
+        src, dst = index.src[mask], index.dst[mask]
+        degree = (np.diff(index.out_ptr) + np.diff(index.in_ptr)).tolist()
         mean = profile["mean_degree"] or 1.0
-        return [{"s": s, "o": o, "degree_s": degrees[s], "degree_o": degrees[o],
-                 "popularity": round(popularity(degrees[s], degrees[o], mean), 6)} for s, o in facts]
+        facts = sorted((index.entities[a], index.entities[b], degree[a], degree[b])
+                       for a, b in zip(src.tolist(), dst.tolist()))
+        return [{"s": s, "o": o, "degree_s": ds, "degree_o": do, "popularity": round(popularity(ds, do, mean), 6)}
+                for s, o, ds, do in facts]
 
     key = "facts-" + _key(profile["predicate"])
     return StatsCache(store).get_or_compute(key, compute)

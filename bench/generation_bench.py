@@ -1,0 +1,68 @@
+"""Time to generate a 300-fact scenario with random-walk negatives (t = 3, c = 0) on a large KB.
+
+    python bench/generation_bench.py bench/out/syn-10M.nt [--store bench/out/store-10M] [--runs 5]
+
+The store is loaded once and kept (a second run reuses it). "Cold" is the first scenario after
+the statistics cache is emptied (profiles, fact popularity, adjacency index all rebuilt); "warm"
+is the p50 of ``--runs`` scenarios with other seeds on the same KB. Figures are printed as
+Markdown; nothing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from generators.scenario import generate  # noqa: E402
+from generators.spec import ScenarioSpec  # noqa: E402
+from sparql import profiles  # noqa: E402
+from sparql.loading import load_files  # noqa: E402
+from sparql.store import open_store  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kb", type=Path)
+    parser.add_argument("--store", type=Path, help="store directory (default: bench/out/store-<kb name>)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--predicate", help="default: the most frequent non-schema predicate with entity objects")
+    args = parser.parse_args()
+    directory = args.store or HERE / "out" / f"store-{args.kb.stem}"
+    store = open_store(directory)
+    if not store.meta().get("loads"):
+        started = time.perf_counter()
+        load_files(store, [args.kb], progress=True)
+        print(f"loaded {args.kb.name} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    shutil.rmtree(store.cache_dir(), ignore_errors=True)
+
+    started = time.perf_counter()
+    profile_list = profiles.predicate_profiles(store, progress=True)
+    profile_seconds = time.perf_counter() - started
+    predicate = args.predicate or next(p["predicate"] for p in profile_list
+                                       if not p["schema"] and p["object_types"])
+    spec = dict(predicate=predicate, size=300, transparency=0.0, ambiguous="random_walk", max_path_length=3)
+    started = time.perf_counter()
+    cold = generate(store, ScenarioSpec(**spec, seed=0), progress=True)
+    cold_seconds = time.perf_counter() - started
+    warm = []
+    for seed in range(1, args.runs + 1):
+        started = time.perf_counter()
+        generate(store, ScenarioSpec(**spec, seed=seed))
+        warm.append(time.perf_counter() - started)
+    print(f"# Scenario generation on {args.kb.name} ({store.triple_count():,} triples), predicate {predicate}\n")
+    print("| step | seconds |\n|---|---:|")
+    print(f"| full predicate profile (cold) | {profile_seconds:.1f} |")
+    print(f"| first scenario after the profile (cold: popularity, adjacency index) | {cold_seconds:.1f} |")
+    print("| ... of which | " + ", ".join(f"{k} {v:.1f}" for k, v in cold.timings.items()) + " |")
+    print(f"| warm scenario, p50 of {len(warm)} | {statistics.median(warm):.2f} |")
+    print(f"| warm min-max | {min(warm):.2f}-{max(warm):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
