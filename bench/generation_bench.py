@@ -32,6 +32,8 @@ def main() -> None:
     parser.add_argument("--store", type=Path, help="store directory (default: bench/out/store-<kb name>)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--predicate", help="default: the most frequent non-schema predicate with entity objects")
+    parser.add_argument("--keep-cache", action="store_true",
+                        help="keep the statistics cache of an earlier run (the 'cold' rows are then warm)")
     args = parser.parse_args()
     directory = args.store or HERE / "out" / f"store-{args.kb.stem}"
     store = open_store(directory)
@@ -39,7 +41,8 @@ def main() -> None:
         started = time.perf_counter()
         load_files(store, [args.kb], progress=True)
         print(f"loaded {args.kb.name} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    shutil.rmtree(store.cache_dir(), ignore_errors=True)
+    if not args.keep_cache:
+        shutil.rmtree(store.cache_dir(), ignore_errors=True)
 
     started = time.perf_counter()
     profile_list = profiles.predicate_profiles(store, progress=True)

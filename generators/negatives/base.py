@@ -68,21 +68,25 @@ class NegativeContext:
             return False
         for known in self.objects_of(fact.s):
             node = index.id(known)
-            if node is not None and (np.any(index.out(node)[0] == candidate) or np.any(index.inbound(node)[0] == candidate)):
+            if node is None:
+                continue
+            # Scan the smaller neighbourhood of the two: one of them is often a hub (a country).
+            small, other = (node, candidate) if index.degree(node) <= index.degree(candidate) else (candidate, node)
+            if np.any(index.out(small)[0] == other) or np.any(index.inbound(small)[0] == other):
                 return True
         return False
 
-    def objects_of(self, subject: str) -> list[str]:
-        if not hasattr(self, "_objects"):
-            self._objects: dict[str, list[str]] = {}
-            for s, o in sorted(self.kb_pairs):
-                self._objects.setdefault(s, []).append(o)
-        return self._objects.get(subject, [])
+    def has_facts(self, subject: str) -> bool:
+        """Does the KB give ``subject`` any fact of the predicate? (LCWA's premise.)"""
+        return bool(self.objects_of(subject))
 
-    def subjects_of_predicate(self) -> set[str]:
-        if not hasattr(self, "_subjects"):
-            self._subjects = {s for s, _ in self.kb_pairs}
-        return self._subjects
+    def objects_of(self, subject: str) -> list[str]:
+        """The objects the KB gives ``subject`` for the predicate, read from the adjacency index."""
+        index = self.adjacency
+        node, pid = index.id(subject), index.pindex.get(self.predicate)
+        if node is None or pid is None:
+            return []
+        return [index.entities[i] for i in index.follow(node, pid + 1).tolist()]
 
     def take(self, negative: Negative) -> None:
         self.used.add(negative.fact.triple)

@@ -38,9 +38,8 @@ class LocalClosedWorld(NegativeSampler):
                     found.append(Negative(fact, self.name, source, {"side": "object", "via": index.predicates[pred]}))
         if oi is not None:  # subject side: s' --p'--> o, where s' has p-facts of its own
             nodes, preds = index.inbound(oi)
-            subjects = context.subjects_of_predicate()
             for node, pred in zip(nodes.tolist(), preds.tolist()):
-                if pred != p and index.entities[node] in subjects:
+                if pred != p and context.has_facts(index.entities[node]):
                     fact = Fact(index.entities[node], context.predicate, source.o)
                     found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
         return found

@@ -23,45 +23,87 @@ from .base import NegativeContext, NegativeSampler, round_robin
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
+HUB_DEGREE = 5000
+MEMO_DEGREE = 256
+MAX_MIDDLE = 400  # middle nodes tried per fact: bounds the work, rarely reached on sparse KBs
 
 
-def meta_paths(index, s: int, o: int, max_length: int, skip: int) -> list[tuple[int, ...]]:
+def meta_paths(index, s: int, o: int, max_length: int, skip: int,
+               memo: dict | None = None) -> list[tuple[int, ...]]:
     """Distinct signed predicate sequences of length <= max_length from s to o.
 
     ``skip`` is the signed step of the fact itself (s -p-> o), which is not a path to learn from.
+    The neighbours of o are sorted once and looked up by binary search, so a hub at either end
+    costs a log factor, not a scan per middle node; hubs (degree > ``HUB_DEGREE``) are not used as
+    middle nodes of length-3 paths, where a walk through them ends almost anywhere.
     """
     found: set[tuple[int, ...]] = set()
-    s_nodes, s_steps = index.steps(s)
-    o_nodes, o_steps = index.steps(o)
-    # length 1
-    for step in np.unique(s_steps[s_nodes == o]).tolist():
+    s_nodes, s_steps = _neighbourhood(index, s, memo)
+    o_nodes, o_steps = _neighbourhood(index, o, memo)
+    for step in _steps_at(s_nodes, s_steps, o):
         if step != skip:
             found.add((step,))
     if max_length >= 2:
         # s -a-> x and o -c-> x, so x -(-c)-> o
-        common = np.intersect1d(s_nodes, o_nodes)
-        common = common[(common != s) & (common != o)]
-        for x in common.tolist():
-            for a in np.unique(s_steps[s_nodes == x]).tolist():
-                for c in np.unique(o_steps[o_nodes == x]).tolist():
+        common = np.unique(s_nodes[_member(s_nodes, o_nodes)])
+        for x in common[(common != s) & (common != o)][:MAX_MIDDLE].tolist():
+            for a in _steps_at(s_nodes, s_steps, x):
+                for c in _steps_at(o_nodes, o_steps, x):
                     found.add((a, -c))
     if max_length >= 3:
-        o_set = o_nodes[(o_nodes != s) & (o_nodes != o)]
-        for x in np.unique(s_nodes).tolist():
-            if x in (s, o):
+        middles = np.unique(s_nodes)
+        middles = middles[(middles != s) & (middles != o)]
+        explored = 0
+        for x in middles.tolist():
+            if index.degree(x) > HUB_DEGREE:
                 continue
+            explored += 1
+            if explored > MAX_MIDDLE or len(found) > MAX_PATHS * 4:
+                break
             x_nodes, x_steps = index.steps(x)
-            hit = np.isin(x_nodes, o_set) & (x_nodes != s) & (x_nodes != x)
+            hit = _member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
             if not hit.any():
                 continue
-            first = np.unique(s_steps[s_nodes == x]).tolist()
-            for y, b in set(zip(x_nodes[hit].tolist(), x_steps[hit].tolist())):
-                for c in np.unique(o_steps[o_nodes == y]).tolist():
-                    for a in first:
-                        found.add((a, b, -c))
-            if len(found) > MAX_PATHS * 4:
-                break
+            first = _steps_at(s_nodes, s_steps, x)
+            # Every (b, c) with x -b-> y and o -c-> y, gathered with array arithmetic: around a
+            # hub there are thousands of such y.
+            ys, bs = x_nodes[hit], x_steps[hit]
+            lo, hi = np.searchsorted(o_nodes, ys, "left"), np.searchsorted(o_nodes, ys, "right")
+            counts = hi - lo
+            offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+            cs = o_steps[np.repeat(lo, counts) + offsets]
+            for b, c in np.unique(np.stack([np.repeat(bs, counts), cs], axis=1), axis=0).tolist():
+                for a in first:
+                    found.add((a, b, -c))
     return sorted(found, key=lambda path: (len(path), path))
+
+
+def _neighbourhood(index, node: int, memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbours of ``node`` sorted by node id, with their signed steps; popular nodes (the
+    objects of many facts) are sorted once per call of ``sample`` and reused."""
+    if memo is not None and node in memo:
+        return memo[node]
+    nodes, steps = index.steps(node)
+    order = np.lexsort((steps, nodes))
+    result = nodes[order], steps[order]
+    if memo is not None and nodes.size > MEMO_DEGREE:
+        memo[node] = result
+    return result
+
+
+def _member(values: np.ndarray, sorted_nodes: np.ndarray) -> np.ndarray:
+    """Which ``values`` occur in ``sorted_nodes`` (binary search: cheap when the list is a hub's)."""
+    if sorted_nodes.size == 0:
+        return np.zeros(values.shape, dtype=bool)
+    at = np.searchsorted(sorted_nodes, values)
+    at[at >= sorted_nodes.size] = 0
+    return sorted_nodes[at] == values
+
+
+def _steps_at(nodes: np.ndarray, steps: np.ndarray, node: int) -> list[int]:
+    """The distinct steps leading to ``node`` in a (nodes, steps) list sorted by node."""
+    lo, hi = np.searchsorted(nodes, node, "left"), np.searchsorted(nodes, node, "right")
+    return np.unique(steps[lo:hi]).tolist()
 
 
 def walk(index, start: int, path: tuple[int, ...], rng: np.random.Generator) -> int | None:
@@ -83,7 +125,8 @@ class RandomWalk(NegativeSampler):
         p = index.pindex.get(context.predicate)
         if s is None or o is None:
             return []
-        paths = meta_paths(index, s, o, context.spec.max_path_length, (p + 1) if p is not None else 0)
+        paths = meta_paths(index, s, o, context.spec.max_path_length, (p + 1) if p is not None else 0,
+                           getattr(self, "_memo", None))
         if len(paths) > MAX_PATHS:
             paths = [paths[i] for i in sorted(rng.choice(len(paths), MAX_PATHS, replace=False).tolist())]
         return paths
@@ -109,7 +152,9 @@ class RandomWalk(NegativeSampler):
         return found
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        self._memo: dict = {}
         own = [self.paths(context, source, rng) for source in sources]
+        self._memo = {}
         # Facts with no path of their own (sparse KBs have many) walk the paths that link the
         # other facts of p: the same kind of route from the same kind of subject.
         counts = Counter(path for paths in own for path in paths)
