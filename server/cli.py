@@ -50,9 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="load the bundled demo KB into a store and print its profile")
+    demo = sub.add_parser("demo", help="load the bundled demo KB, print its profile and generate a sample scenario")
     demo.add_argument("--store", metavar="DIR", help="keep the demo store here (default: in memory)")
-    demo.add_argument("--json", action="store_true", help="print the profile as JSON")
+    demo.add_argument("--json", action="store_true", help="print the profile as JSON (and no scenario)")
+    demo.add_argument("--out", metavar="DIR", help="also write the sample scenario's files here")
     demo.set_defaults(func=cmd_demo)
 
     load = sub.add_parser("load", help="load RDF files (nt, ttl, rdf/xml, nq, trig, jsonld; .gz/.bz2) into a store")
@@ -124,7 +125,32 @@ def cmd_demo(args) -> int:
         print(f"Loaded the demo KB ({store.triple_count()} triples) into "
               f"{'the store at ' + args.store if args.store else 'an in-memory store'}.")
     _print_profile(store, None, as_json=args.json, include_schema=False, progress=not args.quiet)
+    if not args.json:
+        _demo_scenario(store, args)
     return 0
+
+
+DEMO_SPEC = {"predicate": "dbo:capital", "size": 40, "transparency": 0.5, "ambiguous": "random_walk", "seed": 0}
+
+
+def _demo_scenario(store: Store, args) -> None:
+    """The main job on the demo KB: a small scenario for dbo:capital, shown as its first rows."""
+    import time
+
+    from generators.scenario import generate
+    from generators.spec import ScenarioSpec
+    from generators.writers import render, write_scenario
+
+    started = time.perf_counter()
+    scenario = generate(store, ScenarioSpec.from_dict(DEMO_SPEC), progress=not args.quiet)
+    print(f"\nA sample scenario: {', '.join(f'{k}={v}' for k, v in DEMO_SPEC.items())}")
+    manifest = {"files": {}}
+    if args.out:
+        manifest = write_scenario(scenario, args.out, ["tsv", "jsonl"], store=store)
+    _print_summary(scenario, manifest, args.out or "(not written; give --out DIR)", time.perf_counter() - started)
+    print("\nThe first test facts (TSV, the paper's columns):")
+    print("\n".join(render(scenario, "tsv", "test").decode().splitlines()[:6]))
+    print("\nNext: 'factforge generate --help', or load your own KB with 'factforge load FILE --store DIR'.")
 
 
 def cmd_load(args) -> int:

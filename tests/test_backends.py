@@ -77,3 +77,29 @@ def test_raw_queries_and_errors_through_both(dbpedia_store, remote):
     unreachable = open_store(endpoint="http://127.0.0.1:9/query")
     with pytest.raises(StoreError, match="unreachable"):
         unreachable.triple_count()
+
+
+def test_a_scenario_is_the_same_through_a_server(tmp_path):
+    """The whole generator through SPARQLWrapper and oxigraph serve: the same facts, byte for byte."""
+    from conftest import OxigraphServer
+    from generators.scenario import generate
+    from generators.spec import ScenarioSpec
+    from generators.writers import render
+    from server.cli import demo_kb_path
+    from sparql.loading import load_files
+
+    server = OxigraphServer(tmp_path, [(demo_kb_path(), None)])
+    try:
+        local = open_store(None)
+        load_files(local, [demo_kb_path()], progress=False)
+        remote = open_store(endpoint=server.query_url)
+        spec = ScenarioSpec(predicate="dbo:capital", size=40, transparency=0.5, ambiguous="random_walk",
+                            train_size=10, seed=3)
+        here, there = generate(local, spec), generate(remote, spec)
+        for fmt in ("tsv", "jsonl"):
+            for split in ("test", "train"):
+                assert render(here, fmt, split) == render(there, fmt, split)
+        assert here.answers == there.answers and here.removed == there.removed
+    finally:
+        server.stop()
+

@@ -40,6 +40,8 @@ def test_demo_loads_and_profiles_the_bundled_kb():
     result = factforge("demo")
     assert "Loaded the demo KB" in result.stdout
     assert "dbo:capital" in result.stdout and "dbo:birthPlace" in result.stdout
+    assert "A sample scenario" in result.stdout and "20 true" in result.stdout
+    assert "Subject\tObject\tRelation\tLabel" in result.stdout
     data = json.loads(factforge("demo", "--json").stdout)
     capital = next(p for p in data["profiles"] if p["name"] == "dbo:capital")
     assert capital["facts"] >= 50 and capital["functionality"] in {"1-1", "N-1"}
@@ -84,3 +86,12 @@ def test_endpoint_flag_reads_a_real_server(dbpedia_server, dbpedia_store):
     from sparql import profiles
 
     assert remote == profiles.predicate_profile(dbpedia_store, "dbo:birthPlace")
+
+
+def test_demo_writes_its_scenario_when_asked(tmp_path):
+    factforge("demo", "--out", tmp_path / "scenario")
+    manifest = json.loads((tmp_path / "scenario" / "manifest.json").read_text())
+    assert {"test.tsv", "test.jsonl", "answers.json"} <= set(manifest["files"])
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "scenario" / "test.tsv").read_text()), delimiter="\t"))
+    assert len(rows) == 40 and sorted({r["Label"] for r in rows}) == ["0", "1"]
+
