@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sparql import __version__, profiles
 from sparql.adjacency import adjacency as load_adjacency
 from sparql.store import Store
-from sparql.terms import iri
+from sparql.terms import compact, iri
 
 from . import positives, reference
 from .facts import Fact, Negative
@@ -165,7 +165,8 @@ def _advice(kind: str) -> str:
     if kind == "random_walk":
         return "raise transparency, lower size, raise max_path_length or lower type_overlap"
     if kind == "random":
-        return "lower size or lower transparency (the predicate has too few facts to re-pair)"
+        return ("lower transparency, or size/homogeneity: re-pairing swaps objects among the split's own "
+                "true facts, and too few distinct objects (or too few facts) leave nothing to swap")
     return "lower size or choose other factbench kinds"
 
 
@@ -198,7 +199,7 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) ->
         return dict(sorted(Counter(n.kind for n in items).items()))
 
     negatives = test_false + train_false
-    drift_source = Counter(n.detail.get("via") or n.detail.get("path") for n in negatives
+    drift_source = Counter(compact(n.detail["via"]) if n.detail.get("via") else n.detail.get("path") for n in negatives
                            if n.kind in ("lcwa", "random_walk") and (n.detail.get("via") or n.detail.get("path")))
     ambiguous = sum(drift_source.values())
     top = drift_source.most_common(1)

@@ -151,3 +151,8 @@ def _check(spec: ScenarioSpec) -> None:
     true, false = spec.test_counts
     if true < 1 or false < 1:
         raise SpecError("ratio", f"size {spec.size} at ratio {spec.ratio:g} leaves no true or no false fact")
+    if spec.train_size:
+        true, false = spec.train_counts
+        if true < 1 or false < 1:
+            raise SpecError("train_size", f"train_size {spec.train_size} at ratio {spec.ratio:g} leaves no true "
+                                          "or no false training fact: use 0 (no training set) or at least 2")

@@ -175,8 +175,8 @@ def expected_drift(scenario: Scenario):
     for answer in scenario.answers.values():
         if answer["kind"] in ("lcwa", "random_walk"):
             value = answer.get("via") or answer.get("path")
-            if value:
-                alternatives[value] += 1
+            if value:  # the summary names predicates the way paths do: dbo:deathPlace
+                alternatives[value.replace(PREFIXES["dbo"], "dbo:")] += 1
     return alternatives
 
 

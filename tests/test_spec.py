@@ -208,3 +208,11 @@ def test_canonical_json_is_stable_and_sorted():
     b = ScenarioSpec(BIRTH_PLACE, factbench=("domain", "range"))
     assert a.canonical_json() == b.canonical_json()
     assert a.canonical_json().startswith('{"ambiguous":"lcwa"')
+
+
+@pytest.mark.parametrize("train_size,ratio", [(1, 1.0), (2, 100.0)])
+def test_a_training_set_too_small_for_both_labels_is_refused_up_front(train_size, ratio):
+    with pytest.raises(SpecError) as caught:
+        ScenarioSpec("dbo:birthPlace", train_size=train_size, ratio=ratio)
+    assert caught.value.field == "train_size" and "at least 2" in str(caught.value)
+    ScenarioSpec("dbo:birthPlace", train_size=0, ratio=ratio)  # no training set is always fine
