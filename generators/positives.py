@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,24 +38,64 @@ class NotEnoughFacts(ValueError):
         self.field = field
 
 
+class RankedFacts(Sequence):
+    """The facts of a predicate in ranking order, made into ``Fact`` objects only when read.
+
+    A predicate of a large KB has millions of facts and a scenario reads a few hundred of them:
+    the ranking itself is an index array."""
+
+    def __init__(self, pairs: list[tuple[str, str]], order: np.ndarray, predicate: str):
+        self._pairs, self._order, self._predicate = pairs, order, predicate
+
+    def __len__(self) -> int:
+        return int(self._order.size)
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            return [self._fact(i) for i in self._order[item].tolist()]
+        return self._fact(int(self._order[item]))
+
+    def __iter__(self):
+        for i in self._order.tolist():
+            yield self._fact(i)
+
+    def _fact(self, i: int) -> Fact:
+        s, o = self._pairs[i]
+        return Fact(s, self._predicate, o)
+
+
 @dataclass
 class Ranked:
-    facts: list[Fact]
-    popularity: dict[tuple[str, str], float]
+    facts: RankedFacts
+    popularity: np.ndarray  # aligned with the facts sorted by (s, o)
+
+
+_TABLES: dict[tuple[str, str], tuple[list, np.ndarray, np.ndarray]] = {}
+
+
+def _table(store: Store, predicate: str, progress: bool):
+    """(pairs sorted by (s, o), their popularity, which have s != o), kept for the last predicate."""
+    key = (store.fingerprint(), predicate)
+    if key not in _TABLES:
+        scored = profiles.fact_popularity(store, predicate, progress=progress)  # sorted by (s, o)
+        pairs = [(f["s"], f["o"]) for f in scored]
+        popularity = np.fromiter((f["popularity"] for f in scored), dtype=np.float64, count=len(scored))
+        valid = np.fromiter((s != o for s, o in pairs), dtype=bool, count=len(pairs))
+        _TABLES.clear()
+        _TABLES[key] = (pairs, popularity, valid)
+    return _TABLES[key]
 
 
 def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Ranked:
-    scored = profiles.fact_popularity(store, spec.predicate, progress=progress)
-    pop = {(f["s"], f["o"]): f["popularity"] for f in scored}
-    pairs = sorted(pop)
+    pairs, popularity, valid = _table(store, spec.predicate, progress)
     if spec.popularity == "popular":
-        pairs.sort(key=lambda pair: -pop[pair])
+        order = np.argsort(-popularity, kind="stable")  # ties keep (s, o) order
     elif spec.popularity == "unpopular":
-        pairs.sort(key=lambda pair: pop[pair])
+        order = np.argsort(popularity, kind="stable")
     else:
-        rng = stream(spec.seed, "positives/ranking")
-        pairs = [pairs[i] for i in rng.permutation(len(pairs))]
-    return Ranked([Fact(s, spec.predicate, o) for s, o in pairs if s != o], pop)
+        order = stream(spec.seed, "positives/ranking").permutation(len(pairs))
+    order = order[valid[order]]
+    return Ranked(RankedFacts(pairs, order, spec.predicate), popularity)
 
 
 def select(ranked: list[Fact], count: int, spec: ScenarioSpec, *, store: Store, purpose: str,

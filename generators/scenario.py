@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from itertools import islice
 from dataclasses import dataclass, field
 
 from sparql import __version__, profiles
@@ -92,8 +93,11 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Sce
     test_true, test_clusters = positives.select(ranked, n_test_true, spec, store=store, purpose="test", progress=progress)
     taken = {f.pair for f in test_true}
     test_entities = {e for f in test_true for e in f.pair}
-    rest = [f for f in ranked if f.pair not in taken and
-            not (spec.entity_disjoint and (f.s in test_entities or f.o in test_entities))]
+    # Only as many candidates as the train set can use are read from the ranking; when fewer
+    # are found the ranking was exhausted, and select() reports the true number available.
+    wanted = n_train_true if spec.homogeneity <= 0 else min(positives.POOL_LIMIT, positives.POOL_FACTOR * n_train_true)
+    rest = list(islice((f for f in ranked if f.pair not in taken and
+                        not (spec.entity_disjoint and (f.s in test_entities or f.o in test_entities))), wanted))
     train_true, train_clusters = positives.select(rest, n_train_true, spec, store=store, purpose="train",
                                                   progress=progress) if n_train_true else ([], {})
     lap("true facts")

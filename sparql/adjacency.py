@@ -72,14 +72,15 @@ class Adjacency:
         else:
             lo, hi, preds, others, pred = self.in_ptr[node], self.in_ptr[node + 1], self.in_pred, self.in_src, -step - 1
         run = preds[lo:hi]
-        return others[lo + np.searchsorted(run, pred, "left"): lo + np.searchsorted(run, pred, "right")]
+        key = run.dtype.type(pred)  # a Python int would make numpy convert the whole run first
+        return others[lo + np.searchsorted(run, key, "left"): lo + np.searchsorted(run, key, "right")]
 
     def has_link(self, s: str, p: str, o: str) -> bool:
         si, oi, pi = self.index.get(s), self.index.get(o), self.pindex.get(p)
         if si is None or oi is None or pi is None:
             return False
         targets = self.follow(si, pi + 1)  # sorted by node id
-        at = int(np.searchsorted(targets, oi))
+        at = int(np.searchsorted(targets, targets.dtype.type(oi)))
         return at < targets.size and int(targets[at]) == oi
 
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:

@@ -95,14 +95,15 @@ def _member(values: np.ndarray, sorted_nodes: np.ndarray) -> np.ndarray:
     """Which ``values`` occur in ``sorted_nodes`` (binary search: cheap when the list is a hub's)."""
     if sorted_nodes.size == 0:
         return np.zeros(values.shape, dtype=bool)
-    at = np.searchsorted(sorted_nodes, values)
+    at = np.searchsorted(sorted_nodes, values.astype(sorted_nodes.dtype, copy=False))
     at[at >= sorted_nodes.size] = 0
     return sorted_nodes[at] == values
 
 
 def _steps_at(nodes: np.ndarray, steps: np.ndarray, node: int) -> list[int]:
     """The distinct steps leading to ``node`` in a (nodes, steps) list sorted by node."""
-    lo, hi = np.searchsorted(nodes, node, "left"), np.searchsorted(nodes, node, "right")
+    key = nodes.dtype.type(node)  # same dtype, or numpy converts the whole array per lookup
+    lo, hi = np.searchsorted(nodes, key, "left"), np.searchsorted(nodes, key, "right")
     return np.unique(steps[lo:hi]).tolist()
 
 
