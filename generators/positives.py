@@ -86,6 +86,19 @@ def _table(store: Store, predicate: str, progress: bool):
     return _TABLES[key]
 
 
+def kb_pairs(store: Store, predicate: str, *, progress: bool = False) -> frozenset[tuple[str, str]]:
+    """Every (s, o) of the predicate between entities, as a set (kept with the fact table)."""
+    key = (store.fingerprint(), predicate)
+    pairs, popularity, valid = _table(store, predicate, progress)
+    if _PAIR_SETS.get("key") != key:
+        _PAIR_SETS.clear()
+        _PAIR_SETS.update(key=key, pairs=frozenset(pairs))
+    return _PAIR_SETS["pairs"]
+
+
+_PAIR_SETS: dict = {}
+
+
 def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Ranked:
     pairs, popularity, valid = _table(store, spec.predicate, progress)
     if spec.popularity == "popular":

@@ -85,7 +85,7 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Sce
     dated = any(kind in DATED_KINDS for kind in spec.factbench)
     if dated:
         ranked = _with_dates(store, spec, ranked)
-    kb_pairs = {(f["s"], f["o"]) for f in profiles.fact_popularity(store, spec.predicate)}
+    kb_pairs = positives.kb_pairs(store, spec.predicate)
     lap("statistics")
 
     n_test_true, n_test_false = spec.test_counts

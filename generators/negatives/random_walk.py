@@ -25,6 +25,7 @@ MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
 HUB_DEGREE = 5000
 MEMO_DEGREE = 256
+BORROWED_PATHS = 16  # common paths walked by a fact without its own: one good end is enough
 MAX_MIDDLE = 400  # middle nodes tried per fact: bounds the work, rarely reached on sparse KBs
 
 
@@ -138,6 +139,7 @@ class RandomWalk(NegativeSampler):
         if s is None:
             return []
         found = []
+        names = {}
         for path in paths:
             # A walk may end back at o (the path came from there); a few retries find another end.
             for _ in range(WALK_TRIES):
@@ -146,7 +148,9 @@ class RandomWalk(NegativeSampler):
                     break
             else:
                 continue
-            detail = {"path": "/".join(index.step_name(step) for step in path)}
+            if path not in names:
+                names[path] = "/".join(index.step_name(step) for step in path)
+            detail = {"path": names[path]}
             if borrowed:
                 detail["borrowed"] = True
             found.append(Negative(Fact(source.s, context.predicate, index.entities[end]), self.name, source, detail))
@@ -164,7 +168,7 @@ class RandomWalk(NegativeSampler):
         for source, paths in zip(sources, own):
             found = self.walks(context, source, paths, rng, borrowed=False)
             if not found and common:
-                found = self.walks(context, source, common, rng, borrowed=True)
+                found = self.walks(context, source, common[:BORROWED_PATHS], rng, borrowed=True)
             per_source.append(found)
         context.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
