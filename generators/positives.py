@@ -99,6 +99,11 @@ def kb_pairs(store: Store, predicate: str, *, progress: bool = False) -> frozens
 _PAIR_SETS: dict = {}
 
 
+def sorted_pairs(store: Store, predicate: str) -> list[tuple[str, str]]:
+    """The predicate's (s, o) pairs sorted, shared with the fact table (do not mutate)."""
+    return _table(store, predicate, False)[0]
+
+
 def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Ranked:
     pairs, popularity, valid = _table(store, spec.predicate, progress)
     if spec.popularity == "popular":

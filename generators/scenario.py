@@ -103,6 +103,7 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Sce
     lap("true facts")
 
     context = NegativeContext(store=store, spec=spec, adjacency=index, kb_pairs=kb_pairs,
+                              sorted_pairs=positives.sorted_pairs(store, spec.predicate),
                               used={f.triple for f in test_true + train_true})
     train_entities = {e for f in train_true for e in f.pair}
     context.forbidden = train_entities if spec.entity_disjoint else set()

@@ -29,6 +29,7 @@ class NegativeContext:
     kb_pairs: set[tuple[str, str]]  # every (s, o) of the predicate in the KB
     used: set[tuple[str, str, str]] = field(default_factory=set)  # (s, p, o) already in the scenario
     forbidden: set[str] = field(default_factory=set)  # entities this split must not use
+    sorted_pairs: list[tuple[str, str]] | None = None  # kb_pairs in (s, o) order, when the caller has it
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @property
@@ -75,6 +76,16 @@ class NegativeContext:
             if np.any(index.out(small)[0] == other) or np.any(index.inbound(small)[0] == other):
                 return True
         return False
+
+    def other_pairs(self, exclude: set[tuple[str, str]], rng):
+        """The KB's (s, o) pairs of the predicate outside ``exclude``, in a seeded random order,
+        lazily: a fallback usually needs a few hundred of millions."""
+        if self.sorted_pairs is None:
+            self.sorted_pairs = sorted(self.kb_pairs)
+        pairs = self.sorted_pairs
+        for i in rng.permutation(len(pairs)).tolist():
+            if pairs[i] not in exclude:
+                yield pairs[i]
 
     def has_facts(self, subject: str) -> bool:
         """Does the KB give ``subject`` any fact of the predicate? (LCWA's premise.)"""

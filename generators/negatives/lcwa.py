@@ -16,6 +16,8 @@ scenario serve as sources too (marked ``source_outside_scenario`` in the answers
 """
 from __future__ import annotations
 
+from itertools import islice
+
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, round_robin
 
@@ -49,13 +51,11 @@ class LocalClosedWorld(NegativeSampler):
         if len(chosen) < n:
             # Too few alternatives around the scenario's own facts (sparse KBs): take them around
             # other true facts of p, in seeded order, a batch at a time.
-            own = {f.pair for f in sources}
-            others = sorted(pair for pair in context.kb_pairs if pair not in own)
-            order = rng.permutation(len(others)).tolist()
-            for start in range(0, len(order), EXTRA_BATCH):
-                if len(chosen) >= n:
+            others = context.other_pairs({f.pair for f in sources}, rng)
+            while len(chosen) < n:
+                batch = [Fact(s, context.predicate, o) for s, o in islice(others, EXTRA_BATCH)]
+                if not batch:
                     break
-                batch = [Fact(others[i][0], context.predicate, others[i][1]) for i in order[start:start + EXTRA_BATCH]]
                 for negative in self._from(context, batch, n - len(chosen), rng):
                     negative.detail["source_outside_scenario"] = True
                     chosen.append(negative)

@@ -15,6 +15,7 @@ operations; no query per pair.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 
 import numpy as np
 
@@ -179,12 +180,11 @@ class RandomWalk(NegativeSampler):
 
     def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         """Objects of true facts of p outside the scenario, type-checked like walk ends."""
-        in_scenario = {f.pair for f in sources}
-        others = sorted(pair for pair in context.kb_pairs if pair not in in_scenario)
-        if not others or not sources:
+        if not sources:
             return []
-        picks = rng.permutation(len(others))[: max(4 * n, 200)]
-        objects = [others[i] for i in picks.tolist()]
+        objects = list(islice(context.other_pairs({f.pair for f in sources}, rng), max(4 * n, 200)))
+        if not objects:
+            return []
         context.load_types({o for _, o in objects} | {f.o for f in sources})
         per_source = []
         for source in sources:
