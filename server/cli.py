@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--relation-base", default="http://dbpedia.org/ontology/", help="with --tsv: relation IRI base")
     load.add_argument("--types", metavar="FILE", help="with --tsv: entity types (TSV entity TAB type, or JSON)")
     load.add_argument("--factbench", action="store_true", help="the argument is a FactBench folder")
+    load.add_argument("--correct-only", action="store_true",
+                      help="with --factbench: load only the true models (a KB to generate from)")
     load.set_defaults(func=cmd_load)
 
     profile = sub.add_parser("profile", help="per-predicate profile of the KB (or of one predicate)")
@@ -165,7 +167,8 @@ def cmd_load(args) -> int:
 
         if len(args.files) != 1:
             raise CliError("load --factbench takes one folder")
-        records, report = load_factbench(store, args.files[0], graph=args.graph, progress=not args.quiet)
+        records, report = load_factbench(store, args.files[0], graph=args.graph, progress=not args.quiet,
+                                         correct_only=args.correct_only)
         print(f"{len(records)} FactBench facts")
     elif args.tsv:
         from sparql.kge import load_kge_tsv

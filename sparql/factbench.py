@@ -90,8 +90,11 @@ def read_factbench(folder: str | os.PathLike, *, progress: bool = False) -> list
 
 
 def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: str | None = None,
-                   progress: bool = True) -> tuple[list[FactRecord], LoadReport]:
+                   progress: bool = True, correct_only: bool = False) -> tuple[list[FactRecord], LoadReport]:
     """Read every model under ``folder`` and load them all into ``store``, or none.
+
+    ``correct_only`` loads only the true models (every record is still returned): a KB to
+    generate scenarios from must not hold FactBench's false facts as direct triples.
 
     With ``graph`` None each model goes into its own named graph, ``model_graph(record)``;
     with ``graph`` given everything goes into that one graph, where models that share a
@@ -115,6 +118,8 @@ def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: st
         with handle:
             for index, (record, quads, digest) in enumerate(_models(folder, progress)):
                 records.append(record)
+                if correct_only and not record.label:
+                    continue
                 sources.update(f"{_relative(record, folder)}\t{digest}\n".encode())
                 fact = ox.Triple(ox.NamedNode(record.subject), ox.NamedNode(record.predicate),
                                  ox.NamedNode(record.object))
@@ -127,7 +132,8 @@ def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: st
                     # breaks), so this puts every triple of the model into its graph.
                     lines = lines.replace(b" .\n", f" <{model_graph(record)}> .\n".encode())
                 handle.write(lines)
-        origin = {"file": str(folder), "format": "factbench", "models": len(records),
+        origin = {"file": str(folder), "format": "factbench", "correct_only": correct_only,
+                  "models": sum(r.label for r in records) if correct_only else len(records),
                   "sources_sha256": sources.hexdigest(),
                   "graphs": graph if graph is not None else GRAPH_BASE + "<split>/<model path>"}
         report = load_files(store, [tmp], graph=graph, rdf_format="nt" if graph is not None else "nq",

@@ -187,6 +187,20 @@ def test_subset_loads_deterministically(subset, tmp_path):
     assert kinds == [None, None, "date", "mix/date", "property"]
 
 
+def test_correct_only_keeps_false_facts_out_of_the_kb(subset):
+    store = EmbeddedStore()
+    records, _ = load_factbench(store, subset, progress=False, correct_only=True)
+    assert len(records) == len(SUBSET)  # every record is still read and returned
+    present = {(q.subject.value, q.predicate.value, q.object.value)
+               for q in store.db.quads_for_pattern(None, None, None, None)}
+    assert all((r.subject, r.predicate, r.object) in present for r in records if r.label)
+    wrong_graphs = [g for g in store.named_graphs() if "/wrong/" in g]
+    assert wrong_graphs == [] and store.named_graphs()
+    # The property-corrupted fact is FactBench's own false fact: it must not be in the KB.
+    corrupted = next(r for r in records if r.kind == "property")
+    assert (corrupted.subject, corrupted.predicate, corrupted.object) not in present
+
+
 def test_one_graph_on_request(subset):
     store = EmbeddedStore()
     records, _ = load_factbench(store, subset, graph="http://example.org/factbench", progress=False)
