@@ -44,7 +44,7 @@ class RankedFacts(Sequence):
     A predicate of a large KB has millions of facts and a scenario reads a few hundred of them:
     the ranking itself is an index array."""
 
-    def __init__(self, pairs: list[tuple[str, str]], order: np.ndarray, predicate: str):
+    def __init__(self, pairs: Sequence, order: np.ndarray, predicate: str):
         self._pairs, self._order, self._predicate = pairs, order, predicate
 
     def __len__(self) -> int:
@@ -70,19 +70,36 @@ class Ranked:
     popularity: np.ndarray  # aligned with the facts sorted by (s, o)
 
 
-_TABLES: dict[tuple[str, str], tuple[list, np.ndarray, np.ndarray]] = {}
+class PairList(Sequence):
+    """(s, o) pairs backed by id arrays of the adjacency index, made into strings on access."""
+
+    def __init__(self, entities: list[str], src: np.ndarray, dst: np.ndarray):
+        self._entities, self._src, self._dst = entities, src, dst
+
+    def __len__(self) -> int:
+        return int(self._src.size)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._entities[int(self._src[i])], self._entities[int(self._dst[i])]
+
+    def __iter__(self):
+        entities = self._entities
+        for a, b in zip(self._src.tolist(), self._dst.tolist()):
+            yield entities[a], entities[b]
+
+
+_TABLES: dict[tuple[str, str], tuple[PairList, np.ndarray, np.ndarray]] = {}
 
 
 def _table(store: Store, predicate: str, progress: bool):
     """(pairs sorted by (s, o), their popularity, which have s != o), kept for the last predicate."""
     key = (store.fingerprint(), predicate)
     if key not in _TABLES:
-        scored = profiles.fact_popularity(store, predicate, progress=progress)  # sorted by (s, o)
-        pairs = [(f["s"], f["o"]) for f in scored]
-        popularity = np.fromiter((f["popularity"] for f in scored), dtype=np.float64, count=len(scored))
-        valid = np.fromiter((s != o for s, o in pairs), dtype=bool, count=len(pairs))
+        index, src, dst, popularity = profiles.fact_arrays(store, predicate, progress=progress)
         _TABLES.clear()
-        _TABLES[key] = (pairs, popularity, valid)
+        _TABLES[key] = (PairList(index.entities, src, dst), popularity, src != dst)
     return _TABLES[key]
 
 
@@ -99,7 +116,7 @@ def kb_pairs(store: Store, predicate: str, *, progress: bool = False) -> frozens
 _PAIR_SETS: dict = {}
 
 
-def sorted_pairs(store: Store, predicate: str) -> list[tuple[str, str]]:
+def sorted_pairs(store: Store, predicate: str) -> PairList:
     """The predicate's (s, o) pairs sorted, shared with the fact table (do not mutate)."""
     return _table(store, predicate, False)[0]
 
