@@ -343,8 +343,13 @@ def test_bytes_do_not_depend_on_the_hash_seed_or_the_cache(dbpedia_store, make, 
        entity_disjoint=st.booleans(), predicate=st.sampled_from([BIRTH_PLACE, TEAM]))
 def test_any_spec_gives_a_valid_scenario_or_a_clean_error(dbpedia_store, seed, size, ratio, transparency, ambiguous,
                                                           leakage, train_size, entity_disjoint, predicate):
-    spec = ScenarioSpec(predicate, size=size, ratio=ratio, transparency=transparency, ambiguous=ambiguous,
-                        leakage=leakage, train_size=train_size, entity_disjoint=entity_disjoint, seed=seed)
+    try:
+        spec = ScenarioSpec(predicate, size=size, ratio=ratio, transparency=transparency, ambiguous=ambiguous,
+                            leakage=leakage, train_size=train_size, entity_disjoint=entity_disjoint, seed=seed)
+    except SpecError as error:  # refused up front (e.g. a training set too small for both labels)
+        event(f"SpecError on {error.field}")
+        assert error.field in KNOBS and re.search(r"\d", str(error))
+        return
     try:
         scenario = generate(dbpedia_store, spec)
     except NotEnoughFacts as error:
