@@ -77,7 +77,7 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Sce
     def lap(name: str) -> None:
         timings[name] = round(time.perf_counter() - started - sum(timings.values()), 3)
 
-    profile = profiles.predicate_profile(store, spec.predicate)
+    profiles.predicate_profile(store, spec.predicate)  # a clear error for an unknown predicate, first
     index = load_adjacency(store, progress=progress)
     if spec.predicate not in index.pindex:
         raise SpecError("predicate", f"{spec.predicate} has no fact between entities (only literal values)")

@@ -210,7 +210,7 @@ def cmd_generate(args) -> int:
 
     from generators.scenario import generate
     from generators.spec import ScenarioSpec
-    from generators.writers import write_scenario
+    from generators.writers import formats, write_scenario
 
     spec = ScenarioSpec.from_dict({
         "predicate": args.predicate, "size": args.size, "ratio": args.ratio, "popularity": args.popularity,
@@ -218,10 +218,17 @@ def cmd_generate(args) -> int:
         "max_path_length": args.max_path_length, "type_overlap": args.type_overlap, "factbench": args.factbench,
         "leakage": args.leakage, "train_size": args.train_size, "entity_disjoint": args.entity_disjoint,
         "latest_year": args.latest_year, "seed": args.seed})
+    # Refuse a bad format or a used folder before minutes of generation, not after.
+    names = [n.strip() for n in args.formats.split(",") if n.strip()]
+    unknown = [n for n in names if n not in formats()]
+    if unknown or not names:
+        raise CliError(f"--format: {unknown[0] if unknown else args.formats!r} is not one of {', '.join(formats())}")
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise CliError(f"--out: {out} exists and is not an empty folder")
     store = _reading_store(args)
     started = time.perf_counter()
     scenario = generate(store, spec, progress=not args.quiet)
-    names = [n.strip() for n in args.formats.split(",") if n.strip()]
     manifest = write_scenario(scenario, args.out, names, reference_from=store if args.reference else None,
                               store=store)
     _print_summary(scenario, manifest, args.out, time.perf_counter() - started)

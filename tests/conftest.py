@@ -104,3 +104,16 @@ def dbpedia_server(tmp_path_factory):
                             [(need(DBPEDIA_NT), None), (need(ONTOLOGY_TTL), ONTOLOGY_GRAPH)])
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def factbench_kb():
+    """The whole FactBench train split in an in-memory store: (store, records, load report).
+    Loaded once per run (about 7 s); tests only read it."""
+    from sparql.embedded import EmbeddedStore
+    from sparql.factbench import load_factbench
+
+    store = EmbeddedStore()
+    records, report = load_factbench(store, need(FACTBENCH), progress=False)
+    return store, records, report
+

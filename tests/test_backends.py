@@ -1,6 +1,5 @@
 """The same KB behind the embedded store and a real `oxigraph serve`: every template, same rows."""
 import pytest
-from pyoxigraph import NamedNode
 
 from sparql import profiles, templates
 from sparql.store import StoreError, open_store

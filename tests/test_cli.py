@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from conftest import DBPEDIA_NT
 
 
 def factforge(*args, check=True):
@@ -94,4 +93,18 @@ def test_demo_writes_its_scenario_when_asked(tmp_path):
     assert {"test.tsv", "test.jsonl", "answers.json"} <= set(manifest["files"])
     rows = list(csv.DictReader(io.StringIO((tmp_path / "scenario" / "test.tsv").read_text()), delimiter="\t"))
     assert len(rows) == 40 and sorted({r["Label"] for r in rows}) == ["0", "1"]
+
+
+def test_generate_refuses_a_bad_format_or_a_used_folder_before_working(tmp_path, small_kb):
+    store = tmp_path / "store"
+    factforge("load", small_kb, "--store", store)
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "keep.txt").write_text("mine")
+    common = ["generate", "--store", store, "--predicate", "http://example.org/knows", "--size", "2"]
+    assert_clean_error(factforge(*common, "--out", tmp_path / "new", "--format", "tsv,xlsx", check=False),
+                       "--format", "xlsx")
+    assert not (tmp_path / "new").exists()
+    assert_clean_error(factforge(*common, "--out", used, check=False), "--out")
+    assert [p.name for p in used.iterdir()] == ["keep.txt"] and (used / "keep.txt").read_text() == "mine"
 

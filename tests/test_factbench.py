@@ -35,12 +35,8 @@ def records() -> list[FactRecord]:
 
 
 @pytest.fixture(scope="module")
-def loaded():
-    if not TRAIN.is_dir():
-        pytest.skip("../shared/data/factbench/train not present")
-    store = EmbeddedStore()
-    loaded_records, report = load_factbench(store, TRAIN, progress=False)
-    return store, loaded_records, report
+def loaded(factbench_kb):
+    return factbench_kb
 
 
 # --- reading the real split ----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from generators.spec import ScenarioSpec
 from generators.writers import write_scenario
 from generators.writers.factbench_layout import LINK, date_literal, relation_name
 from sparql.embedded import EmbeddedStore
-from sparql.factbench import load_factbench, read_factbench, year
+from sparql.factbench import read_factbench, year
 from sparql.terms import iri
 
 DATA = Path(os.environ.get("FACTFORGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -81,11 +81,8 @@ def test_dates_keep_their_lexical_form():
 # --- scenarios on the FactBench train split ----------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def loaded():
-    if not TRAIN.is_dir():
-        pytest.skip("../shared/data/factbench/train not present")
-    kb = EmbeddedStore()
-    records, _ = load_factbench(kb, TRAIN, progress=False)
+def loaded(factbench_kb):
+    kb, records, _ = factbench_kb
     return kb, records
 
 

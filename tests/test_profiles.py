@@ -3,7 +3,7 @@ independently from the file."""
 import json
 import math
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 
 import pytest
 
