@@ -100,7 +100,7 @@ def test_fingerprint_of_a_bare_oxigraph_database_follows_content(tmp_path):
 ])
 def test_a_failed_load_leaves_the_store_as_it_was(tmp_path, content, kind):
     store = open_store(tmp_path / "store")
-    load_files(store, [ONTOLOGY_TTL], progress=False)
+    load_files(store, [need(ONTOLOGY_TTL)], progress=False)
     before = (store.triple_count(), store.fingerprint())
     good = tmp_path / "good.nt"
     good.write_text("<http://example.org/new> <http://example.org/p> <http://example.org/o> .\n")
@@ -141,7 +141,7 @@ def test_a_large_failed_bulk_load_is_rolled_back(tmp_path):
 def test_named_graph_and_format_errors(tmp_path):
     store = open_store(None)
     with pytest.raises(LoadError, match="--graph"):
-        load_files(store, [ONTOLOGY_TTL], graph="not an iri", progress=False)
+        load_files(store, [need(ONTOLOGY_TTL)], graph="not an iri", progress=False)
     odd = tmp_path / "data.weird"
     shutil.copy(ONTOLOGY_TTL, odd)
     with pytest.raises(LoadError, match="give --format"):
