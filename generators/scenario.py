@@ -24,6 +24,8 @@ from .random_state import shuffled, stream
 from .spec import ScenarioSpec, SpecError
 
 DATED_KINDS = ("date", "mix")
+#: the steps of ``generate``, in order; ``on_step`` is told each one as it ends (job progress)
+STEPS = ("statistics", "true facts", "false facts", "reference", "checks")
 
 
 class InvariantError(AssertionError):
@@ -70,12 +72,14 @@ class Scenario:
         }
 
 
-def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Scenario:
+def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_step=None) -> Scenario:
     started = time.perf_counter()
     timings: dict[str, float] = {}
 
     def lap(name: str) -> None:
         timings[name] = round(time.perf_counter() - started - sum(timings.values()), 3)
+        if on_step is not None:
+            on_step(name)
 
     profiles.predicate_profile(store, spec.predicate)  # a clear error for an unknown predicate, first
     index = load_adjacency(store, progress=progress)

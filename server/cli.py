@@ -108,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--reference", action="store_true", help="also write the reference KB R as N-Triples")
     generate.set_defaults(func=cmd_generate)
 
+    serve = sub.add_parser("serve", help="serve the API, the SPARQL endpoint and the console over HTTP (waitress)")
+    _store_options(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
+    serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
+    serve.add_argument("--row-cap", type=int, default=100_000, help="/sparql row cap (default 100000)")
+    serve.add_argument("--max-facts", type=int, default=20_000, help="largest scenario served (size + train_size)")
+    serve.add_argument("--scenarios", metavar="DIR", help="where made scenarios are kept (default: in the cache)")
+    serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
+    serve.set_defaults(func=cmd_serve)
+
+
     fingerprint = sub.add_parser("fingerprint", help="print the KB fingerprint (the key of every cache)")
     _store_options(fingerprint)
     fingerprint.set_defaults(func=cmd_fingerprint)
@@ -252,6 +265,20 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     print(f"  reference KB: {len(scenario.removed)} triples removed at leakage level '{scenario.spec.leakage}'")
     steps = ", ".join(f"{k} {v:.2f}s" for k, v in scenario.timings.items())
     print(f"  {len(manifest['files'])} files in {out}; {seconds:.1f} s ({steps})")
+
+
+def cmd_serve(args) -> int:
+    from .serve import app_config, demo_store, serve
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port: {args.port} is not a port number")
+    if args.store or args.endpoint:
+        store = _reading_store(args)
+    else:
+        print("No --store or --endpoint: serving the bundled demo KB from memory.", flush=True)
+        store = demo_store(progress=not args.quiet)
+    serve(store, app_config(args), host=args.host, port=args.port, threads=args.threads)
+    return 0
 
 
 def cmd_fingerprint(args) -> int:

@@ -117,3 +117,30 @@ def factbench_kb():
     records, report = load_factbench(store, need(FACTBENCH), progress=False)
     return store, records, report
 
+
+
+@pytest.fixture(scope="session")
+def demo_kb_store():
+    """The bundled demo KB in an in-memory store (what `factforge serve` offers by default)."""
+    from server.serve import demo_store
+
+    return demo_store()
+
+
+TEST_TOKEN = "test-token-not-secret"
+
+
+@pytest.fixture(scope="session")
+def demo_http(demo_kb_store, tmp_path_factory):
+    """The real app under waitress on a loopback port, over the demo KB; yields its base URL.
+
+    Mutating routes accept ``Authorization: Bearer TEST_TOKEN``.
+    """
+    from server.app import create_app
+    from server.serve import BackgroundServer
+
+    root = tmp_path_factory.mktemp("http")
+    app = create_app(demo_kb_store, {"SCENARIO_DIR": root / "scenarios", "RELEASES_DIR": root / "releases",
+                                     "TOKEN": TEST_TOKEN, "SPARQL_TIMEOUT": 10.0, "SPARQL_ROW_CAP": 5000})
+    with BackgroundServer(app) as server:
+        yield server.url

@@ -1,0 +1,205 @@
+"""The scenario API: the KB and its predicates, scenarios made on request, their jobs and files."""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request, send_file, url_for
+
+from generators.spec import SpecError
+from generators.writers import RENDERERS
+from sparql import __version__, profiles
+from sparql.terms import TermError, iri
+
+from .errors import ApiError
+from .negotiation import choose
+from .state import state
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+FUNCTIONALITIES = ("1-1", "1-N", "N-1", "N-N")
+SORTS = {"facts": lambda p: (-p["facts"], p["name"]), "name": lambda p: p["name"],
+         "subjects": lambda p: (-p["subjects"], p["name"]), "objects": lambda p: (-p["objects"], p["name"])}
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, f"{name}: {raw!r} is not a whole number", name) from None
+    if not low <= value <= high:
+        raise ApiError(400, f"{name}: must be between {low} and {high}", name)
+    return value
+
+
+def _bool_arg(name: str, default: bool) -> bool:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes"):
+        return True
+    if raw.lower() in ("0", "false", "no"):
+        return False
+    raise ApiError(400, f"{name}: {raw!r} is not true or false", name)
+
+
+@api.get("/kb")
+def kb():
+    st = state()
+    profile = profiles.kb_profile(st.store)
+    return jsonify({"fingerprint": profile["fingerprint"], "triples": profile["triples"],
+                    "typed_entities": profile["typed_entities"], "predicates": profile["predicates"],
+                    "backend": st.store.describe(), "software": {"name": "factforge", "version": __version__},
+                    "limits": {"sparql_timeout_s": st.runner.timeout, "sparql_row_cap": st.runner.row_cap,
+                               "max_facts": st.scenarios.max_facts}})
+
+
+@api.get("/predicates")
+def predicates():
+    items = profiles.kb_profile(state().store)["profiles"]
+    text = request.args.get("q", "").lower()
+    functionality = request.args.get("functionality")
+    if functionality is not None and functionality not in FUNCTIONALITIES:
+        raise ApiError(400, f"functionality: {functionality!r} is not one of {', '.join(FUNCTIONALITIES)}", "functionality")
+    sort = request.args.get("sort", "facts")
+    if sort not in SORTS:
+        raise ApiError(400, f"sort: {sort!r} is not one of {', '.join(SORTS)}", "sort")
+    min_facts = _int_arg("min_facts", 0, 0, 2**53)
+    schema = _bool_arg("schema", False)
+    limit = _int_arg("limit", 50, 1, 1000)
+    offset = _int_arg("offset", 0, 0, 2**53)
+    chosen = [p for p in items
+              if (schema or not p["schema"]) and p["facts"] >= min_facts
+              and (functionality is None or p["functionality"] == functionality)
+              and (not text or text in p["name"].lower() or text in p["predicate"].lower())]
+    chosen.sort(key=SORTS[sort])
+    return jsonify({"total": len(chosen), "offset": offset, "limit": limit, "items": chosen[offset:offset + limit]})
+
+
+@api.get("/predicates/<path:name>")
+def predicate(name: str):
+    try:
+        value = iri(name).value
+    except TermError as error:
+        raise ApiError(400, f"predicate: {error}", "predicate") from None
+    try:
+        return jsonify(profiles.predicate_profile(state().store, value))
+    except profiles.UnknownPredicate as error:
+        raise ApiError(404, str(error), "predicate") from None
+
+
+# --- scenarios -----------------------------------------------------------------------------------
+@api.post("/scenarios")
+def create_scenario():
+    st = state()
+    data = request.get_json(force=True, silent=True)
+    if data is None:
+        raise ApiError(400, "body: not valid JSON (send a JSON object with the spec's fields)", "body")
+    try:
+        spec = st.scenarios.parse_spec(data)
+    except SpecError as error:
+        raise ApiError(422, str(error), error.field) from None
+    job = st.scenarios.submit(spec)
+    if job.future is not None and job.status != "done":
+        try:
+            job.future.result(timeout=current_app.config["SYNC_WAIT"])
+        except TimeoutError:
+            pass
+    return _job_response(job)
+
+
+def _job_response(job):
+    location = url_for("api.scenario", scenario_id=job.id)
+    if job.status == "done":
+        body = _scenario_body(job.id)
+        return jsonify(body), 201, {"Location": location}
+    if job.status == "failed":
+        error = job.error or {}
+        raise ApiError(error.get("status", 500), error.get("error", "generation failed"), error.get("field"))
+    status_url = url_for("api.job", job_id=job.id)
+    body = {**job.to_dict(), "status_url": status_url, "scenario_url": location}
+    return jsonify(body), 202, {"Location": status_url, "Retry-After": "1"}
+
+
+def _scenario_body(scenario_id: str) -> dict:
+    manifest = state().scenarios.manifest(scenario_id)
+    base = url_for("api.scenario", scenario_id=scenario_id)
+    splits = ["test"] + (["train"] if manifest["counts"]["train"]["true"] + manifest["counts"]["train"]["false"] else [])
+    links = {name: {split: f"{base}?format={name}&split={split}" for split in splits} for name in sorted(RENDERERS)}
+    return {"id": scenario_id, "status": "done", "manifest": manifest,
+            "links": {"self": base, "answers": f"{base}/answers", "reference": f"{base}/reference",
+                      "manifest": f"{base}/manifest", "data": links}}
+
+
+@api.get("/scenarios")
+def list_scenarios():
+    return jsonify({"items": state().scenarios.list()})
+
+
+@api.get("/jobs/<job_id>")
+def job(job_id: str):
+    found = state().scenarios.jobs.get(job_id)
+    if found is None:
+        if state().scenarios.ready(job_id):
+            return jsonify({"id": job_id, "status": "done", "scenario_url": url_for("api.scenario", scenario_id=job_id)})
+        raise ApiError(404, f"job: no job {job_id!r} (jobs are kept while the server runs)", "job")
+    body = {**found.to_dict(), "scenario_url": url_for("api.scenario", scenario_id=job_id)}
+    return jsonify(body)
+
+
+def _folder(scenario_id: str):
+    st = state()
+    folder = st.scenarios.folder(scenario_id)
+    if folder is None:
+        pending = st.scenarios.jobs.get(scenario_id)
+        if pending is not None and pending.status in ("queued", "running"):
+            raise ApiError(409, f"scenario {scenario_id} is still being made; see {url_for('api.job', job_id=scenario_id)}",
+                           headers={"Retry-After": "1"})
+        raise ApiError(404, f"scenario: no scenario {scenario_id!r}; POST a spec to /api/scenarios", "id")
+    return folder
+
+
+def _offers() -> list[tuple[str, str]]:
+    offers = [(RENDERERS["json"].media_type, "json"), ("application/json", "json")]
+    offers += [(r.media_type, name) for name, r in sorted(RENDERERS.items()) if name != "json"]
+    return offers
+
+
+@api.get("/scenarios/<scenario_id>")
+def scenario(scenario_id: str):
+    folder = _folder(scenario_id)
+    name = choose(_offers(), "json")
+    split = request.args.get("split", "test")
+    if split not in ("test", "train"):
+        raise ApiError(400, f"split: {split!r} is not test or train", "split")
+    manifest = state().scenarios.manifest(scenario_id)
+    filename = f"{split}.{RENDERERS[name].extension}"
+    if filename not in manifest["files"]:
+        raise ApiError(404, f"split: scenario {scenario_id} has no {split} split", "split")
+    response = send_file(folder / filename, mimetype=RENDERERS[name].media_type,
+                         etag=manifest["files"][filename], conditional=True, max_age=31536000)
+    response.headers["Vary"] = "Accept"
+    response.headers["Content-Disposition"] = f'inline; filename="{scenario_id}-{filename}"'
+    return response
+
+
+@api.get("/scenarios/<scenario_id>/answers")
+def answers(scenario_id: str):
+    folder = _folder(scenario_id)
+    digest = state().scenarios.manifest(scenario_id)["files"]["answers.json"]
+    return send_file(folder / "answers.json", mimetype="application/json", etag=digest, conditional=True)
+
+
+@api.get("/scenarios/<scenario_id>/manifest")
+def manifest(scenario_id: str):
+    folder = _folder(scenario_id)
+    return send_file(folder / "manifest.json", mimetype="application/json", conditional=True)
+
+
+@api.get("/scenarios/<scenario_id>/reference")
+def reference(scenario_id: str):
+    _folder(scenario_id)
+    path = state().scenarios.reference(scenario_id)
+    response = send_file(path, mimetype="application/n-triples", conditional=True)
+    response.headers["Content-Disposition"] = f'attachment; filename="{scenario_id}-reference.nt"'
+    return response

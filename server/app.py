@@ -1,0 +1,66 @@
+"""The Flask app factory: one store, the services on it, one blueprint per area."""
+from __future__ import annotations
+
+import atexit
+from pathlib import Path
+
+from flask import Flask
+
+from sparql.store import Store
+
+from . import errors
+from .query_runner import QueryRunner
+from .scenarios import ScenarioService
+from .state import ServerState
+
+DEFAULTS = {
+    "MAX_CONTENT_LENGTH": 1 << 20,   # request bodies: specs, queries, predictions
+    "SYNC_WAIT": 1.0,                 # POST /api/scenarios answers 201 if done by then, else 202
+    "SPARQL_TIMEOUT": 30.0,
+    "SPARQL_ROW_CAP": 100_000,
+    "SPARQL_WORKERS": 2,
+    "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
+    "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
+    "RELEASES_DIR": None,             # default: <cache>/releases
+    "TOKEN": None,                    # FACTFORGE_TOKEN: needed by every mutating route but POST /api/scenarios
+    "JSON_SORT_KEYS": False,
+}
+
+
+def create_app(store: Store, config: dict | None = None) -> Flask:
+    app = Flask(__name__, static_folder=None)
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+    cache = Path(store.cache_dir())
+    scenario_dir = Path(app.config["SCENARIO_DIR"] or cache / store.fingerprint() / "scenarios")
+    app.config["RELEASES_DIR"] = str(app.config["RELEASES_DIR"] or cache / "releases")
+    st = ServerState(
+        store=store,
+        runner=QueryRunner(store, timeout=float(app.config["SPARQL_TIMEOUT"]),
+                           row_cap=int(app.config["SPARQL_ROW_CAP"]), workers=int(app.config["SPARQL_WORKERS"])),
+        scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"])),
+    )
+    app.extensions["factforge"] = st
+    atexit.register(st.close)
+    errors.install(app)
+
+    from .api import api
+    from .console import console
+    from .openapi import docs
+    from .sparql_endpoint import endpoint
+
+    for blueprint in (api, endpoint, console, docs, *_optional_blueprints()):
+        app.register_blueprint(blueprint)
+    return app
+
+
+def _optional_blueprints():
+    """Areas whose module may not exist in every checkout yet."""
+    out = []
+    try:
+        from .api_releases import releases
+    except ImportError:
+        return out
+    out.append(releases)
+    return out

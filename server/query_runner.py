@@ -1,0 +1,122 @@
+"""Running user-written SPARQL for ``/sparql`` read-only, within a time limit and a row cap.
+
+Queries run on a small pool of worker threads (pyoxigraph releases the GIL while it evaluates),
+so a request thread waits at most the time limit and then answers 503. Oxigraph cannot abort a
+running query: a worker that overran stops at its next row, or when a single blocking step
+(a big aggregate) ends. The pool is small on purpose, so runaway queries cannot take every
+thread — a query that finds the pool busy waits in line and times out like any other.
+
+Only ``Store.query`` is ever called, never ``update``; refusing updates up front is for a clear
+message, not for safety.
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from sparql import results
+from sparql.embedded import EmbeddedStore
+from sparql.store import Store, StoreError
+
+_PROLOGUE = re.compile(r"(?is)\A(?:\s+|#[^\n]*\n?|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*")
+_FORM = re.compile(r"(?i)\A(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b")
+UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
+
+
+class QueryRefused(Exception):
+    """The query cannot be answered; ``status`` is the HTTP status that says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def query_form(text: str) -> str | None:
+    """SELECT, ASK, CONSTRUCT, DESCRIBE or an update keyword, read after the prologue; None if unclear."""
+    rest = text[_PROLOGUE.match(text).end():]
+    match = _FORM.match(rest)
+    return match.group(1).upper() if match else None
+
+
+@dataclass
+class Answer:
+    body: bytes
+    media_type: str
+    rows: int | None = None
+
+
+class QueryRunner:
+    def __init__(self, store: Store, *, timeout: float = 30.0, row_cap: int = 100_000, workers: int = 2):
+        self.store = store
+        self.timeout = timeout
+        self.row_cap = row_cap
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sparql")
+
+    def run(self, text: str, result_format: str, graph_format: str) -> Answer:
+        form = query_form(text)
+        if form in UPDATE_FORMS:
+            raise QueryRefused(403, "this endpoint is read-only: SPARQL updates are refused")
+        deadline = time.monotonic() + self.timeout
+        cancelled = threading.Event()
+        future = self._pool.submit(self._answer, text, result_format, graph_format, deadline, cancelled)
+        try:
+            return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        except FutureTimeout:
+            cancelled.set()
+            raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s; narrow it or add a LIMIT")
+
+    def _answer(self, text: str, result_format: str, graph_format: str, deadline: float,
+                cancelled: threading.Event) -> Answer:
+        if cancelled.is_set() or time.monotonic() > deadline:
+            raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s (waited for a worker)")
+        if not isinstance(self.store, EmbeddedStore):
+            return self._forward(text, result_format, graph_format)
+        try:
+            result = self.store.db.query(text, use_default_graph_as_union=True)
+        except SyntaxError as error:
+            raise QueryRefused(400, f"query: SPARQL syntax error: {error}") from None
+        except OSError as error:
+            raise QueryRefused(500, f"query failed: {error}") from None
+
+        def rows(items):
+            taken = 0
+            for item in items:
+                taken += 1
+                if taken > self.row_cap:
+                    raise QueryRefused(422, f"query: more than the row cap of {self.row_cap} results; add a LIMIT")
+                if cancelled.is_set() or (taken % 256 == 0 and time.monotonic() > deadline):
+                    raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s")
+                yield item
+
+        try:
+            if isinstance(result, ox.QueryBoolean):
+                return Answer(results.ask_bytes(bool(result), result_format), results.RESULT_MEDIA[result_format])
+            if isinstance(result, ox.QuerySolutions):
+                variables = [v.value for v in result.variables]
+                collected = [tuple(solution) for solution in rows(result)]
+                body = results.SELECT_WRITERS[result_format](variables, collected)
+                return Answer(body, results.RESULT_MEDIA[result_format], len(collected))
+            triples = list(rows(result))
+            return Answer(results.graph_bytes(triples, graph_format), results.GRAPH_MEDIA[graph_format][1],
+                          len(triples))
+        except OSError as error:
+            raise QueryRefused(500, f"query failed: {error}") from None
+
+    def _forward(self, text: str, result_format: str, graph_format: str) -> Answer:
+        """A remote endpoint enforces its own limits; we pass the query on with our timeout."""
+        form = query_form(text)
+        name = graph_format if form in ("CONSTRUCT", "DESCRIBE") else result_format
+        try:
+            body, media = self.store.run_query(text, name)
+        except StoreError as error:
+            raise QueryRefused(502 if "unreachable" in str(error) else 400, f"query: {error}") from None
+        return Answer(body, media)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

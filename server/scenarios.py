@@ -1,0 +1,186 @@
+"""Scenarios the server has made: generated as background jobs, kept on disk by id.
+
+The id is the spec's ``scenario_id`` (KB fingerprint + software version + canonical spec with its
+seed), so asking twice for the same thing returns the first answer. Each scenario is written once
+with every file renderer (``<root>/<id>/test.tsv`` ...), so a GET is a file read with a stable
+ETag. The reference KB R is big and rarely wanted: only the list of removed triples is kept, and R
+is written the first time someone asks for it.
+
+Generation runs on one worker thread: it is CPU-bound Python, so more threads would only share
+the GIL, and one queue keeps request threads free. Jobs are deduplicated by id.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generators.positives import NotEnoughFacts
+from generators.scenario import STEPS, generate
+from generators.spec import ScenarioSpec, SpecError
+from generators.writers import RENDERERS, load_all, write_scenario
+from sparql import __version__, profiles
+from sparql.store import Store, StoreError
+
+REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
+REFERENCE = "reference.nt"
+
+
+@dataclass
+class Job:
+    id: str
+    spec: ScenarioSpec
+    status: str = "queued"  # queued → running → done | failed
+    step: str | None = None
+    steps_done: int = 0
+    error: dict | None = None
+    submitted: float = field(default_factory=time.time)
+    finished: float | None = None
+    future: Future | None = None
+
+    def to_dict(self) -> dict:
+        out = {"id": self.id, "status": self.status, "step": self.step,
+               "progress": {"done": self.steps_done, "total": len(STEPS)},
+               "spec": self.spec.to_dict()}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class ScenarioService:
+    def __init__(self, store: Store, root: Path, *, max_facts: int = 20_000, keep_jobs: int = 256):
+        self.store = store
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_facts = max_facts
+        self.keep_jobs = keep_jobs
+        self.jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._reference_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
+        load_all()
+
+    # --- specs -------------------------------------------------------------------------------
+    def parse_spec(self, data) -> ScenarioSpec:
+        """A validated spec, or SpecError naming the field (unknown predicate included)."""
+        spec = ScenarioSpec.from_dict(data)
+        total = spec.size + spec.train_size
+        if total > self.max_facts:
+            field_name = "size" if spec.size > self.max_facts else "train_size"
+            raise SpecError(field_name, f"size + train_size is {total}; this server makes at most {self.max_facts} facts")
+        try:
+            profiles.predicate_profile(self.store, spec.predicate)
+        except profiles.UnknownPredicate as error:
+            raise SpecError("predicate", str(error)) from None
+        return spec
+
+    def scenario_id(self, spec: ScenarioSpec) -> str:
+        return spec.scenario_id(self.store.fingerprint(), __version__)
+
+    # --- jobs --------------------------------------------------------------------------------
+    def submit(self, spec: ScenarioSpec) -> Job:
+        """The job making this scenario: a finished one when it is on disk, else queued or running."""
+        scenario_id = self.scenario_id(spec)
+        with self._lock:
+            job = self.jobs.get(scenario_id)
+            if job and job.status in ("queued", "running", "done") and (job.status != "done" or self.ready(scenario_id)):
+                return job
+            job = Job(scenario_id, spec)
+            if self.ready(scenario_id):
+                job.status, job.steps_done, job.finished = "done", len(STEPS), time.time()
+            else:
+                job.future = self._pool.submit(self._run, job)
+            self.jobs[scenario_id] = job
+            self._forget_old_jobs()
+        return job
+
+    def _forget_old_jobs(self) -> None:
+        finished = [j for j in self.jobs.values() if j.status in ("done", "failed")]
+        for job in sorted(finished, key=lambda j: j.submitted)[:max(0, len(self.jobs) - self.keep_jobs)]:
+            del self.jobs[job.id]
+
+    def _run(self, job: Job) -> None:
+        job.status = "running"
+
+        def on_step(name: str) -> None:
+            job.step = name
+            job.steps_done += 1
+
+        try:
+            scenario = generate(self.store, job.spec, on_step=on_step)
+            self._write(scenario)
+            job.status = "done"
+        except (SpecError, NotEnoughFacts) as error:
+            job.status = "failed"
+            job.error = {"status": 422, "error": str(error), "field": getattr(error, "field", None)}
+        except StoreError as error:
+            job.status = "failed"
+            job.error = {"status": 502, "error": f"the store could not answer: {error}"}
+        except Exception as error:  # a generator bug: report it, keep serving
+            import logging
+
+            logging.getLogger("factforge.server").exception("generation of %s failed", job.id)
+            job.status = "failed"
+            job.error = {"status": 500, "error": f"generation failed ({type(error).__name__}: {error})"}
+        finally:
+            job.finished = time.time()
+
+    def _write(self, scenario) -> None:
+        target = self.root / scenario.id
+        if target.exists():  # an earlier run died before it finished; start that folder over
+            shutil.rmtree(target)
+        write_scenario(scenario, target, sorted(RENDERERS), store=self.store)
+        _atomic_write(target / REMOVED, "".join(f"{s}\t{p}\t{o}\n" for s, p, o in scenario.removed).encode())
+
+    # --- finished scenarios ----------------------------------------------------------------------
+    def ready(self, scenario_id: str) -> bool:
+        return _valid_id(scenario_id) and (self.root / scenario_id / REMOVED).is_file()
+
+    def folder(self, scenario_id: str) -> Path | None:
+        return self.root / scenario_id if self.ready(scenario_id) else None
+
+    def manifest(self, scenario_id: str) -> dict:
+        return json.loads((self.root / scenario_id / "manifest.json").read_text(encoding="utf-8"))
+
+    def list(self) -> list[dict]:
+        out = []
+        for path in sorted(self.root.iterdir()) if self.root.is_dir() else []:
+            if self.ready(path.name):
+                manifest = self.manifest(path.name)
+                out.append({"id": path.name, "predicate": manifest["spec"]["predicate"], "seed": manifest["seed"],
+                            "counts": manifest["counts"]})
+        return out
+
+    def reference(self, scenario_id: str) -> Path:
+        """R as sorted N-Triples, written on first request (atomically, once)."""
+        from generators.reference import write_reference
+
+        folder = self.root / scenario_id
+        path = folder / REFERENCE
+        with self._reference_lock:
+            if not path.is_file():
+                removed = [tuple(line.split("\t")) for line in
+                           (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
+                partial = path.with_suffix(".partial")
+                with open(partial, "wb") as out:
+                    write_reference(self.store, removed, out)
+                os.replace(partial, path)
+        return path
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _valid_id(value: str) -> bool:
+    return value.startswith("sc-") and len(value) == 23 and all(c in "0123456789abcdef" for c in value[3:])
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)

@@ -1,0 +1,64 @@
+"""Serving the app in production: waitress, on a store opened from the command line."""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from waitress import create_server
+
+from sparql.store import Store, open_store
+
+from .app import create_app
+
+
+def demo_store(*, progress: bool = False) -> Store:
+    """An in-memory store holding the bundled demo KB: what ``factforge serve`` offers by default."""
+    from sparql.loading import load_files
+
+    from .cli import demo_kb_path
+
+    store = open_store()
+    load_files(store, [demo_kb_path()], progress=progress)
+    return store
+
+
+def app_config(args) -> dict:
+    return {"SPARQL_TIMEOUT": args.sparql_timeout, "SPARQL_ROW_CAP": args.row_cap, "MAX_FACTS": args.max_facts,
+            "RELEASES_DIR": args.releases, "SCENARIO_DIR": args.scenarios,
+            "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}
+
+
+def serve(store: Store, config: dict, *, host: str, port: int, threads: int) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app = create_app(store, config)
+    server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
+    print(f"factforge serving {store.kind} KB {store.fingerprint()} on http://{host}:{server.effective_port}/ "
+          f"(console /, API /api, SPARQL /sparql, docs /docs)", flush=True)
+    server.run()
+
+
+class BackgroundServer:
+    """The real waitress server on a loopback port in a thread: for tests and benchmarks."""
+
+    def __init__(self, app, *, host: str = "127.0.0.1", threads: int = 8):
+        self.server = create_server(app, host=host, port=0, threads=threads)
+        self.url = f"http://{host}:{self.server.effective_port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="waitress")
+
+    def _loop(self) -> None:
+        # waitress' own run() has no stop; closing its sockets from another thread while it sits
+        # in select() breaks the loop with EBADF, so poll in short rounds and close here.
+        while not self._stop.is_set():
+            self.server.asyncore.loop(timeout=0.1, map=self.server._map, count=1)
+        self.server.close()
+        self.server.task_dispatcher.shutdown()
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=10)

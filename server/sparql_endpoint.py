@@ -1,0 +1,86 @@
+"""``/sparql``: the SPARQL 1.1 Protocol for queries, read-only, with CORS for outside consoles.
+
+GET ``?query=``, POST ``application/sparql-query``, POST form-encoded ``query=``. Updates (the
+``update`` parameter, ``application/sparql-update``, or update text) get 403. The answer format
+comes from ``Accept`` (or ``?format=``): SELECT/ASK as SPARQL JSON, XML, CSV or TSV; CONSTRUCT and
+DESCRIBE as Turtle, N-Triples, JSON-LD or RDF/XML.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, redirect, request, url_for
+
+from sparql.results import GRAPH_MEDIA, RESULT_MEDIA
+
+from .errors import ApiError
+from .negotiation import choose
+from .query_runner import QueryRefused, query_form
+from .state import state
+
+endpoint = Blueprint("sparql", __name__)
+
+RESULT_OFFERS = [(media, name) for name, media in RESULT_MEDIA.items()] + [
+    ("application/json", "json"), ("application/xml", "xml"), ("text/xml", "xml")]
+GRAPH_OFFERS = [(media, name) for name, (_fmt, media) in GRAPH_MEDIA.items()] + [
+    ("application/x-turtle", "turtle"), ("text/plain", "ntriples"), ("application/json", "jsonld")]
+CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Allow-Headers": "Content-Type, Accept", "Access-Control-Max-Age": "86400"}
+
+
+@endpoint.after_request
+def _cors(response: Response) -> Response:
+    if request.path == "/sparql":
+        response.headers.update(CORS)
+    return response
+
+
+@endpoint.route("/sparql", methods=["OPTIONS"])
+def preflight():
+    return Response(status=204)
+
+
+@endpoint.route("/sparql", methods=["GET", "POST"])
+def sparql():
+    text = _query_text()
+    if text is None:
+        if request.method == "GET" and request.accept_mimetypes.best == "text/html":
+            return redirect(url_for("console.page"))
+        raise ApiError(400, "query: missing (GET ?query=, POST application/sparql-query, or POST form query=)", "query")
+    for name in ("default-graph-uri", "named-graph-uri"):
+        if request.values.get(name):
+            raise ApiError(400, f"{name}: not supported; the dataset is the union of all graphs (use GRAPH in the query)", name)
+    form = query_form(text)
+    if form in ("CONSTRUCT", "DESCRIBE"):
+        result_format, graph_format = "json", choose(GRAPH_OFFERS, "turtle")
+    elif form in ("SELECT", "ASK"):
+        result_format, graph_format = choose(RESULT_OFFERS, "json"), "turtle"
+    else:  # an update or unparseable text: the runner explains which
+        result_format, graph_format = "json", "turtle"
+    try:
+        answer = state().runner.run(text, result_format, graph_format)
+    except QueryRefused as refused:
+        raise ApiError(refused.status, refused.message, "query") from None
+    response = Response(answer.body, mimetype=answer.media_type)
+    response.headers["Vary"] = "Accept"
+    if answer.rows is not None:
+        response.headers["X-Result-Rows"] = str(answer.rows)
+    return response
+
+
+def _query_text() -> str | None:
+    if request.method == "GET":
+        if "update" in request.args:
+            raise ApiError(403, "update: this endpoint is read-only", "update")
+        return request.args.get("query")
+    media = (request.mimetype or "").lower()
+    if media == "application/sparql-update":
+        raise ApiError(403, "this endpoint is read-only: SPARQL updates are refused", "Content-Type")
+    if media == "application/sparql-query":
+        try:
+            return request.get_data(cache=True).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(400, "body: the query is not UTF-8", "body") from None
+    if media in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        if "update" in request.form:
+            raise ApiError(403, "update: this endpoint is read-only", "update")
+        return request.form.get("query")
+    raise ApiError(415, f"Content-Type: {media or 'none'} is not application/sparql-query or a form", "Content-Type")
