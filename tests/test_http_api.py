@@ -5,6 +5,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -248,7 +249,7 @@ def test_openapi_covers_the_url_map(demo_kb_store, tmp_path):
 def test_factforge_serve_smoke_with_curl(tmp_path):
     """The real command line: `factforge serve` on the demo KB, asked with curl."""
     port = free_port()
-    env = {"FACTFORGE_CACHE": str(tmp_path / "cache"), "PATH": __import__("os").environ["PATH"]}
+    env = {**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")}
     process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port", str(port)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     try:
