@@ -141,9 +141,11 @@ def job(job_id: str):
     found = state().scenarios.jobs.get(job_id)
     if found is None:
         if state().scenarios.ready(job_id):
-            return jsonify({"id": job_id, "status": "done", "scenario_url": url_for("api.scenario", scenario_id=job_id)})
+            return jsonify({**_scenario_body(job_id), "scenario_url": url_for("api.scenario", scenario_id=job_id)})
         raise ApiError(404, f"job: no job {job_id!r} (jobs are kept while the server runs)", "job")
     body = {**found.to_dict(), "scenario_url": url_for("api.scenario", scenario_id=job_id)}
+    if found.status == "done" and state().scenarios.ready(job_id):
+        body.update(_scenario_body(job_id))  # what the 201 would have said, so a poller needs no second POST
     return jsonify(body)
 
 

@@ -10,6 +10,7 @@ from sparql.store import Store
 
 from . import errors
 from .query_runner import QueryRunner
+from .releases import default_releases_dir
 from .scenarios import ScenarioService
 from .state import ServerState
 
@@ -21,7 +22,7 @@ DEFAULTS = {
     "SPARQL_WORKERS": 2,
     "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
     "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
-    "RELEASES_DIR": None,             # default: <cache>/releases
+    "RELEASES_DIR": None,             # default: $FACTFORGE_RELEASES or <cache root>/releases, as the CLI
     "TOKEN": None,                    # FACTFORGE_TOKEN: needed by every mutating route but POST /api/scenarios
     "JSON_SORT_KEYS": False,
 }
@@ -34,7 +35,7 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
     app.json.sort_keys = False
     cache = Path(store.cache_dir())
     scenario_dir = Path(app.config["SCENARIO_DIR"] or cache / store.fingerprint() / "scenarios")
-    app.config["RELEASES_DIR"] = str(app.config["RELEASES_DIR"] or cache / "releases")
+    app.config["RELEASES_DIR"] = str(app.config["RELEASES_DIR"] or default_releases_dir())
     st = ServerState(
         store=store,
         runner=QueryRunner(store, timeout=float(app.config["SPARQL_TIMEOUT"]),
@@ -46,21 +47,11 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
     errors.install(app)
 
     from .api import api
+    from .api_releases import releases
     from .console import console
     from .openapi import docs
     from .sparql_endpoint import endpoint
 
-    for blueprint in (api, endpoint, console, docs, *_optional_blueprints()):
+    for blueprint in (api, endpoint, console, docs, releases):
         app.register_blueprint(blueprint)
     return app
-
-
-def _optional_blueprints():
-    """Areas whose module may not exist in every checkout yet."""
-    out = []
-    try:
-        from .api_releases import releases
-    except ImportError:
-        return out
-    out.append(releases)
-    return out

@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
     serve.set_defaults(func=cmd_serve)
 
+    from .release_commands import register as register_release  # it imports this module's helpers
+
+    register_release(sub)
 
     fingerprint = sub.add_parser("fingerprint", help="print the KB fingerprint (the key of every cache)")
     _store_options(fingerprint)
@@ -326,4 +329,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the importable module, not __main__: lazily imported modules raise
+    # server.cli.CliError, which a second copy of this module as __main__ would not catch.
+    from server.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,334 @@
+"""The web console end to end: the real app under waitress, driven in headless Chromium.
+
+Every check compares what the page shows with what the HTTP API answers to an independent client
+(requests) for the same question. Debian's /usr/bin/chromium is used as it is; Playwright's own
+browser download is never needed. Without Chromium the module is skipped, unless
+FACTFORGE_REQUIRE_BROWSER=1 says a missing browser is a failure.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import requests
+
+CHROMIUM = Path("/usr/bin/chromium")
+REQUIRED = os.environ.get("FACTFORGE_REQUIRE_BROWSER") == "1"
+
+if not CHROMIUM.exists():
+    if REQUIRED:
+        pytest.fail(f"FACTFORGE_REQUIRE_BROWSER=1 but {CHROMIUM} is missing (apt-get install chromium)",
+                    pytrace=False)
+    pytest.skip(f"{CHROMIUM} not found: the console's browser tests need Debian's chromium "
+                "(set FACTFORGE_REQUIRE_BROWSER=1 to make this a failure)", allow_module_level=True)
+try:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:
+    if REQUIRED:
+        pytest.fail("FACTFORGE_REQUIRE_BROWSER=1 but the playwright package is missing", pytrace=False)
+    pytest.skip("the playwright package is not installed", allow_module_level=True)
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 800}
+JSON_RESULTS = "application/sparql-results+json"
+
+# The shared machine can be slow; auto-waiting assertions wait this long before failing.
+expect.set_options(timeout=20_000)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS, headless=True)
+        except PlaywrightError as error:
+            if REQUIRED:
+                raise
+            pytest.skip(f"{CHROMIUM} would not start headless: {error}")
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, demo_http):
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, base_url=demo_http)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, f"the console raised JavaScript errors: {errors}"
+
+
+def sparql_json(base: str, query: str) -> dict:
+    response = requests.post(f"{base}/sparql", data=query.encode(), timeout=30,
+                             headers={"Content-Type": "application/sparql-query", "Accept": JSON_RESULTS})
+    response.raise_for_status()
+    return response.json()
+
+
+def table_cells(page) -> list[list[str]]:
+    """The full value behind every result cell (IRIs are shown abbreviated, so read data-value)."""
+    return page.eval_on_selector_all(
+        "#result-table tbody tr",
+        "rows => rows.map(r => [...r.querySelectorAll('td:not(.rownum)')].map(td => td.dataset.value ?? ''))")
+
+
+def run_query(page, query: str) -> None:
+    page.fill("#query", query)
+    page.click("#run")
+
+
+def screenshot(page, tmp_path: Path, name: str) -> None:
+    target = tmp_path / f"{name}.png"
+    page.screenshot(path=str(target))
+    shutil.copyfile(target, f"/tmp/{name}.png")  # a fixed place to look at after a run
+
+
+# --- header ------------------------------------------------------------------------------------
+def test_header_shows_the_kb(page, demo_http):
+    kb = requests.get(f"{demo_http}/api/kb", timeout=30).json()
+    page.goto("/")
+    expect(page.locator("#kb-triples")).to_have_attribute("data-value", str(kb["triples"]))
+    expect(page.locator("#kb-triples")).to_have_text(f"{kb['triples']:,}")
+    expect(page.locator("#kb-fingerprint")).to_have_text(kb["fingerprint"])
+    expect(page.locator("#kb-backend")).to_have_text(kb["backend"]["backend"])
+    expect(page.locator(".toplinks a[href='/docs']")).to_be_visible()
+    expect(page.locator(".toplinks a[href='/openapi.json']")).to_be_visible()
+    assert page.title() == "factforge console"
+
+
+# --- SPARQL tab --------------------------------------------------------------------------------
+def test_example_query_shows_the_endpoints_rows(page, demo_http, tmp_path):
+    examples = {e["name"]: e for e in requests.get(f"{demo_http}/api/examples", timeout=30).json()["items"]}
+    example = examples["predicate_counts"]
+    page.goto("/")
+    expect(page.locator("#example option[value='predicate_counts']")).to_have_count(1)
+    page.select_option("#example", "predicate_counts")
+    expect(page.locator("#query")).to_have_value(example["query"])
+    expect(page.locator("#example-description")).to_have_text(example["description"])
+    page.click("#run")
+
+    expected = sparql_json(demo_http, example["query"])
+    variables = expected["head"]["vars"]
+    rows = expected["results"]["bindings"]
+    expect(page.locator("#result-table tbody tr")).to_have_count(len(rows))
+    expect(page.locator("#result-table thead th:not(.rownum)")).to_have_text([f"?{v}" for v in variables])
+    assert table_cells(page) == [[row[v]["value"] if v in row else "" for v in variables] for row in rows]
+    expect(page.locator("#sparql-status")).to_contain_text(f"{len(rows)} rows")
+    expect(page.locator("#sparql-status")).to_contain_text(" ms")
+    # IRIs are abbreviated but still name the full IRI; literals show their datatype subtly.
+    first = page.locator("#result-table tbody tr").first
+    expect(first.locator("button.iri")).to_have_attribute("data-iri", rows[0]["p"]["value"])
+    expect(first.locator(".meta").first).to_have_text("^^xsd:integer")
+    screenshot(page, tmp_path, "console-sparql")
+
+
+def test_clicking_an_iri_shows_that_entitys_triples(page, demo_http):
+    page.goto("/")
+    first_query = ("SELECT ?country WHERE { ?country <http://dbpedia.org/ontology/capital> ?city } "
+                   "ORDER BY ?country LIMIT 5")
+    run_query(page, first_query)
+    expect(page.locator("#result-table tbody tr")).to_have_count(5)
+    entity = sparql_json(demo_http, first_query)["results"]["bindings"][0]["country"]["value"]
+
+    page.locator(f"#result-table button.iri[data-iri='{entity}']").click()
+    expect(page.locator("#entity-bar")).to_be_visible()
+    expect(page.locator("#entity-name")).to_have_text(entity)
+    expect(page.locator("#entity-raw")).to_have_attribute("href", entity)
+    triples = sparql_json(demo_http, f"SELECT ?p ?o WHERE {{ <{entity}> ?p ?o }}")["results"]["bindings"]
+    assert triples, "the demo KB gives every country some triples"
+    expect(page.locator("#result-table tbody tr")).to_have_count(len(triples))
+    assert sorted(map(tuple, table_cells(page))) == sorted((t["p"]["value"], t["o"]["value"]) for t in triples)
+    expect(page.locator("#query")).to_have_value(re.compile(re.escape(f"<{entity}>")))
+
+    page.click("#back")
+    expect(page.locator("#query")).to_have_value(first_query)
+    expect(page.locator("#entity-bar")).to_be_hidden()
+    expect(page.locator("#result-table tbody tr")).to_have_count(5)
+
+
+def test_a_syntax_error_shows_the_parsers_message(page, demo_http):
+    bad = "SELEC ?x WHERE { ?x ?p ?o }"
+    answer = requests.get(f"{demo_http}/sparql", params={"query": bad}, timeout=30)
+    assert answer.status_code == 400
+    message = answer.json()["error"]
+    page.goto("/")
+    page.fill("#query", bad)
+    page.press("#query", "Control+Enter")  # the keyboard shortcut, not the button
+    expect(page.locator("#sparql-error")).to_be_visible()
+    expect(page.locator("#sparql-error .error-message")).to_have_text(message)
+    expect(page.locator("#sparql-error")).to_contain_text("400")
+    expect(page.locator("#result-table")).to_have_count(0)
+
+
+def test_downloads_hold_the_same_rows_as_the_endpoint(page, demo_http):
+    query = ("SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } "
+             "ORDER BY ?s ?label LIMIT 25")
+    page.goto("/")
+    run_query(page, query)
+    expect(page.locator("#result-table tbody tr")).to_have_count(25)
+
+    with page.expect_download() as info:
+        page.click("#downloads button[data-format='csv']")
+    download = info.value
+    assert download.suggested_filename == "results.csv"
+    direct = requests.post(f"{demo_http}/sparql", data=query.encode(), timeout=30,
+                           headers={"Content-Type": "application/sparql-query", "Accept": "text/csv"})
+    saved = Path(download.path()).read_text(encoding="utf-8")
+    assert list(csv.reader(io.StringIO(saved))) == list(csv.reader(io.StringIO(direct.text)))
+    assert len(list(csv.reader(io.StringIO(saved)))) == 26  # header + rows
+
+    with page.expect_download() as info:
+        page.click("#downloads button[data-format='json']")
+    assert json.loads(Path(info.value.path()).read_text(encoding="utf-8")) == sparql_json(demo_http, query)
+
+
+def test_ask_and_construct_results(page, demo_http):
+    page.goto("/")
+    run_query(page, "ASK { ?s <http://dbpedia.org/ontology/capital> ?o }")
+    expect(page.locator("#ask-result")).to_have_text("true")
+    construct = ("CONSTRUCT { ?s <http://dbpedia.org/ontology/capital> ?o } "
+                 "WHERE { ?s <http://dbpedia.org/ontology/capital> ?o } LIMIT 3")
+    run_query(page, construct)
+    turtle = requests.get(f"{demo_http}/sparql", params={"query": construct}, timeout=30,
+                          headers={"Accept": "text/turtle"}).text
+    expect(page.locator("#graph-result")).to_have_text(turtle.strip() or "# empty graph")
+    expect(page.locator("#downloads button[data-format='ttl']")).to_be_visible()
+
+
+def test_result_values_are_shown_as_text_never_markup(page):
+    page.goto("/")
+    run_query(page, 'SELECT ?x ?y WHERE { BIND("<img src=x onerror=alert(1)>" AS ?x) BIND(IRI("javascript:alert(1)") AS ?y) }')
+    expect(page.locator("#result-table tbody tr")).to_have_count(1)
+    expect(page.locator("#result-table td.term-literal .lit")).to_have_text("<img src=x onerror=alert(1)>")
+    assert page.locator("#results img").count() == 0
+    # A non-web IRI can still be explored in the console but is never an href.
+    expect(page.locator("#result-table button.iri")).to_have_attribute("data-iri", "javascript:alert(1)")
+    assert page.locator("#results a.raw").count() == 0
+
+
+# --- Scenario tab ------------------------------------------------------------------------------
+def open_scenario_tab(page) -> None:
+    page.goto("/")
+    page.focus("#tab-sparql")
+    page.keyboard.press("ArrowRight")  # the tabs follow the WAI-ARIA keyboard pattern
+    expect(page.locator("#panel-scenario")).to_be_visible()
+    expect(page.locator("#tab-scenario")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#knobs")).to_have_attribute("data-ready", "true")
+
+
+def choose_predicate(page, text: str, name: str) -> None:
+    page.fill("#predicate-filter", text)
+    option = page.locator(f".predicate[data-name='{name}']")
+    expect(page.locator(".predicate")).to_have_count(1)
+    option.click()
+    expect(page.locator("#f-predicate")).to_have_value(name)
+
+
+def test_generate_a_scenario_preview_counts_and_downloads(page, demo_http, tmp_path):
+    open_scenario_tab(page)
+    predicates = requests.get(f"{demo_http}/api/predicates", params={"q": "capital"}, timeout=30).json()
+    capital = next(p for p in predicates["items"] if p["name"] == "dbo:capital")
+    row = page.locator(".predicate[data-name='dbo:capital']")
+    expect(row).to_contain_text(f"{capital['facts']} facts")
+    expect(row.locator(".badge")).to_have_text(capital["functionality"])
+    choose_predicate(page, "capital", "dbo:capital")
+    # The knobs carry the schema's ranges.
+    schema = requests.get(f"{demo_http}/openapi.json", timeout=30).json()["components"]["schemas"]["ScenarioSpec"]
+    expect(page.locator("#f-size")).to_have_attribute("min", str(schema["properties"]["size"]["minimum"]))
+    expect(page.locator("#f-size")).to_have_attribute("max", str(schema["properties"]["size"]["maximum"]))
+    expect(page.locator("#f-popularity option")).to_have_text(schema["properties"]["popularity"]["enum"])
+    page.fill("#f-size", "40")
+    page.click("#generate")
+
+    expect(page.locator("#scenario-preview tbody tr")).to_have_count(20)
+    api = requests.post(f"{demo_http}/api/scenarios", json={"predicate": "dbo:capital", "size": 40}, timeout=60)
+    assert api.status_code == 201
+    body = api.json()
+    expect(page.locator("#scenario-id")).to_have_text(body["id"])
+    counts = body["manifest"]["counts"]["test"]
+    test_row = page.locator("#scenario-counts tr[data-split='test'] td")
+    expect(test_row).to_have_text([str(counts["true"]), str(counts["false"]), str(counts["true"] + counts["false"])])
+    facts = requests.get(f"{demo_http}{body['links']['data']['json']['test']}", timeout=30).json()["facts"][:20]
+    expect(page.locator("#scenario-preview tbody td:first-child")).to_have_text([f["id"] for f in facts])
+    expect(page.locator("#scenario-preview tbody .label")).to_have_text(
+        ["true" if f["label"] else "false" for f in facts])
+    for name in body["links"]["data"]:
+        expect(page.locator(f"#scenario-downloads a[data-format='{name}'][data-split='test']")).to_have_count(1)
+    expect(page.locator("#scenario-downloads a[data-format='answers']")).to_have_attribute("href", body["links"]["answers"])
+    expect(page.locator("#scenario-downloads a[data-format='reference']")).to_have_attribute(
+        "href", body["links"]["reference"])
+    screenshot(page, tmp_path, "console-scenario")
+
+    with page.expect_download() as info:
+        page.click("#scenario-downloads a[data-format='tsv'][data-split='test']")
+    assert info.value.suggested_filename == f"{body['id']}-test.tsv"
+    direct = requests.get(f"{demo_http}/api/scenarios/{body['id']}", params={"format": "tsv"}, timeout=30)
+    assert direct.status_code == 200
+    assert Path(info.value.path()).read_bytes() == direct.content
+
+
+@pytest.mark.parametrize("field, typed", [("transparency", "2"), ("size", "1")])
+def test_an_out_of_range_knob_shows_the_servers_error_at_the_field(page, demo_http, field, typed):
+    answer = requests.post(f"{demo_http}/api/scenarios", json={"predicate": "dbo:capital", field: int(typed)}, timeout=30)
+    assert answer.status_code == 422 and answer.json()["field"] == field
+    open_scenario_tab(page)
+    choose_predicate(page, "capital", "dbo:capital")
+    page.fill(f"#f-{field}", typed)
+    page.click("#generate")
+    expect(page.locator(f"#err-{field}")).to_have_text(answer.json()["error"])
+    expect(page.locator(f"#f-{field}")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#scenario-result")).to_be_hidden()
+    # Reset puts the defaults back and takes the error away.
+    page.click("#reset-knobs")
+    expect(page.locator(f"#err-{field}")).to_be_hidden()
+
+
+def test_a_slow_scenario_shows_progress_while_its_job_runs(page, demo_http):
+    """The 202 path: the first POST is answered as if the job were still running, and the job URL
+    reports a step until the test lets it through; the page must poll, show the step, then finish."""
+    released = {"value": False}
+
+    def as_pending(route):
+        if route.request.method != "POST" or released["value"]:
+            route.continue_()
+            return
+        real = route.fetch()
+        if real.status != 201:
+            route.fulfill(response=real)
+            return
+        scenario_id = real.json()["id"]
+        route.fulfill(status=202, content_type="application/json", body=json.dumps({
+            "id": scenario_id, "status": "running", "step": "true facts", "progress": {"done": 1, "total": 5},
+            "status_url": f"/api/jobs/{scenario_id}", "scenario_url": f"/api/scenarios/{scenario_id}"}))
+
+    def job_status(route):
+        if released["value"]:
+            route.continue_()
+            return
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({
+            "id": route.request.url.rsplit("/", 1)[-1], "status": "running", "step": "false facts",
+            "progress": {"done": 2, "total": 5}}))
+
+    page.route("**/api/scenarios", as_pending)
+    page.route("**/api/jobs/*", job_status)
+    open_scenario_tab(page)
+    choose_predicate(page, "capital", "dbo:capital")
+    page.fill("#f-size", "30")
+    page.click("#generate")
+    expect(page.locator("#progress")).to_be_visible()
+    expect(page.locator("#progress-label")).to_have_text("Step 2 / 5 · false facts")
+    expect(page.locator("#progress-bar")).to_have_js_property("value", 2)
+    released["value"] = True
+    expect(page.locator("#scenario-preview tbody tr")).to_have_count(20)
+    expect(page.locator("#progress")).to_be_hidden()
+    expect(page.locator("#scenario-counts tr[data-split='test'] td").last).to_have_text("30")
