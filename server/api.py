@@ -1,7 +1,7 @@
 """The scenario API: the KB and its predicates, scenarios made on request, their jobs and files."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request, send_file, url_for
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 
 from generators.spec import SpecError
 from generators.writers import RENDERERS
@@ -178,8 +178,16 @@ def scenario(scenario_id: str):
     filename = f"{split}.{RENDERERS[name].extension}"
     if filename not in manifest["files"]:
         raise ApiError(404, f"split: scenario {scenario_id} has no {split} split", "split")
-    response = send_file(folder / filename, mimetype=RENDERERS[name].media_type,
-                         etag=manifest["files"][filename], conditional=True, max_age=31536000)
+    data = state().scenarios.file_bytes(scenario_id, filename)
+    if data is None:
+        response = send_file(folder / filename, mimetype=RENDERERS[name].media_type,
+                             etag=manifest["files"][filename], conditional=True, max_age=31536000)
+    else:
+        response = Response(data, mimetype=RENDERERS[name].media_type)
+        response.set_etag(manifest["files"][filename])
+        response.cache_control.public = True
+        response.cache_control.max_age = 31536000
+        response.make_conditional(request)
     response.headers["Vary"] = "Accept"
     response.headers["Content-Disposition"] = f'inline; filename="{scenario_id}-{filename}"'
     return response

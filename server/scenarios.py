@@ -16,6 +16,7 @@ import os
 import shutil
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ from sparql.store import Store, StoreError
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
+FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
+FILE_CACHE_TOTAL = 128 << 20
 
 
 @dataclass
@@ -60,6 +63,9 @@ class ScenarioService:
         self.max_facts = max_facts
         self.keep_jobs = keep_jobs
         self.jobs: dict[str, Job] = {}
+        self._manifests: dict[str, dict] = {}
+        self._files: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._file_bytes = 0
         self._lock = threading.Lock()
         self._reference_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
@@ -134,6 +140,7 @@ class ScenarioService:
         target = self.root / scenario.id
         if target.exists():  # an earlier run died before it finished; start that folder over
             shutil.rmtree(target)
+        self._manifests.pop(scenario.id, None)
         write_scenario(scenario, target, sorted(RENDERERS), store=self.store)
         _atomic_write(target / REMOVED, "".join(f"{s}\t{p}\t{o}\n" for s, p, o in scenario.removed).encode())
 
@@ -145,7 +152,32 @@ class ScenarioService:
         return self.root / scenario_id if self.ready(scenario_id) else None
 
     def manifest(self, scenario_id: str) -> dict:
-        return json.loads((self.root / scenario_id / "manifest.json").read_text(encoding="utf-8"))
+        # A finished scenario never changes, so its manifest is read once.
+        cached = self._manifests.get(scenario_id)
+        if cached is None:
+            cached = json.loads((self.root / scenario_id / "manifest.json").read_text(encoding="utf-8"))
+            self._manifests[scenario_id] = cached
+        return cached
+
+    def file_bytes(self, scenario_id: str, filename: str) -> bytes | None:
+        """A small data file's bytes from memory (cached GETs skip the disk); None for big files."""
+        key = (scenario_id, filename)
+        with self._lock:
+            data = self._files.get(key)
+            if data is not None:
+                self._files.move_to_end(key)
+                return data
+        path = self.root / scenario_id / filename
+        if path.stat().st_size > FILE_CACHE_ITEM:
+            return None
+        data = path.read_bytes()
+        with self._lock:
+            self._files[key] = data
+            self._file_bytes += len(data)
+            while self._file_bytes > FILE_CACHE_TOTAL:
+                _key, dropped = self._files.popitem(last=False)
+                self._file_bytes -= len(dropped)
+        return data
 
     def list(self) -> list[dict]:
         out = []
