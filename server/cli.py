@@ -120,9 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
     serve.set_defaults(func=cmd_serve)
 
+    from evaluation.commands import register as register_evaluation
     from .release_commands import register as register_release  # it imports this module's helpers
 
     register_release(sub)
+    register_evaluation(sub)
 
     fingerprint = sub.add_parser("fingerprint", help="print the KB fingerprint (the key of every cache)")
     _store_options(fingerprint)

@@ -1,0 +1,77 @@
+"""The one interface every checker has: ``fit(train_records, reference)`` then ``score(records)``.
+
+A checker returns one number per record, higher meaning "more likely true"; only the order matters
+(AUROC). Checkers that learn from labelled facts (``learns = True``) are feature checkers: they turn
+records into sparse feature dicts and fit a seeded logistic regression, so the audit can
+cross-validate them on the features computed once.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import MaxAbsScaler
+
+from ..labelled import labels
+from ..reference import Reference
+
+
+class CheckerError(ValueError):
+    """A checker cannot run on this input; the message says which input and why."""
+
+
+class Checker(ABC):
+    name: str = "checker"
+    learns: bool = False  # fits on labelled train records (else only on R)
+    needs_reference: bool = True
+
+    def __init__(self, *, seed: int = 0):
+        self.seed = seed
+        self.reference: Reference | None = None
+
+    def fit(self, train_records: list[dict], reference: Reference | None) -> "Checker":
+        if self.needs_reference and reference is None:
+            raise CheckerError(f"{self.name}: needs the KB (give --store DIR or --endpoint URL)")
+        self.reference = reference
+        return self
+
+    @abstractmethod
+    def score(self, records: list[dict]) -> np.ndarray: ...
+
+
+class FeatureChecker(Checker):
+    learns = True
+
+    @abstractmethod
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        """One sparse feature dict per record (computed with ``self.reference``)."""
+
+    def model(self) -> Pipeline:
+        return make_pipeline(DictVectorizer(sort=True), MaxAbsScaler(),
+                             LogisticRegression(C=1.0, max_iter=2000, random_state=self.seed))
+
+    def fit(self, train_records: list[dict], reference: Reference | None) -> "FeatureChecker":
+        super().fit(train_records, reference)
+        y = labels(train_records)
+        if y.size == 0 or y.all() or not y.any():
+            raise CheckerError(f"{self.name}: the train split needs true and false facts")
+        self._model = self.model().fit(self.features(train_records), y)
+        return self
+
+    def score(self, records: list[dict]) -> np.ndarray:
+        return predict(self._model, self.features(records))
+
+
+def predict(model: Pipeline, features: list[dict[str, float]]) -> np.ndarray:
+    if not features:
+        return np.zeros(0)
+    return model.predict_proba(features)[:, 1]
+
+
+def own_triples(records: list[dict]) -> list[tuple[str, str, str]]:
+    """The triples the records state: removed from R while they are scored, so a true fact that is
+    in R (a train fact) is never its own evidence."""
+    return [(r["subject"], r["predicate"], r["object"]) for r in records]

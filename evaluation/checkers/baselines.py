@@ -1,0 +1,58 @@
+"""Trivial baselines for the shortcut audit: checkers that never look at how s and o are linked.
+
+* ``degree``: log(1 + degree) of s and of o in R (popularity alone);
+* ``type``: the classes of s and of o, with their ancestors (one-hot per side);
+* ``shape``: the record's shape alone (``evaluation.features``): which fields, value kinds,
+  predicate, and for FactBench models their properties and literal datatypes.
+
+A scenario that one of these separates is solvable by a shortcut.
+"""
+from __future__ import annotations
+
+import math
+
+from sparql import profiles
+
+from ..features import shape_features
+from .base import CheckerError, FeatureChecker, own_triples
+
+
+class DegreeOnly(FeatureChecker):
+    name = "degree"
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        ref = self.reference.without(own_triples(records))
+        degree = ref.degree
+        rows = []
+        for side_s, side_o in zip(ref.ids(r["subject"] for r in records), ref.ids(r["object"] for r in records)):
+            rows.append({"s": math.log1p(int(degree[side_s])) if side_s >= 0 else 0.0,
+                         "o": math.log1p(int(degree[side_o])) if side_o >= 0 else 0.0})
+        return rows
+
+
+class TypeOnly(FeatureChecker):
+    name = "type"
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        store = self.reference.store if self.reference is not None else None
+        if store is None:
+            raise CheckerError(f"{self.name}: needs the KB's types (give --store DIR or --endpoint URL)")
+        entities = {r["subject"] for r in records} | {r["object"] for r in records}
+        tree = profiles.class_tree(store)
+        classes = {}
+        for entity, types in profiles.entity_types(store, entities).items():
+            classes[entity] = sorted(set(types).union(*(tree.ancestors(t) for t in types)))
+        rows = []
+        for r in records:
+            row = {f"s:{c}": 1.0 for c in classes.get(r["subject"], ["(none)"])}
+            row.update({f"o:{c}": 1.0 for c in classes.get(r["object"], ["(none)"])})
+            rows.append(row)
+        return rows
+
+
+class ShapeOnly(FeatureChecker):
+    name = "shape"
+    needs_reference = False
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        return [shape_features(r) for r in records]

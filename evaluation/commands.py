@@ -1,0 +1,162 @@
+"""The evaluation subcommands of ``factforge``: ``evaluate``, ``grid`` and ``audit``.
+
+``register(subparsers)`` adds them to the CLI's argparse subparsers; each command returns its exit
+code (``audit``: 3 when it flags, so it can gate a pipeline).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from server.cli import CliError, _reading_store, _store_options
+
+from .checkers import REFERENCE_CHECKERS, canonical, names
+
+FLAGGED_EXIT = 3
+
+
+def register(subparsers) -> None:
+    evaluate = subparsers.add_parser("evaluate", help="score a scenario with the reference checkers, or with "
+                                                      "your own predictions: AUROC and ROC curves")
+    evaluate.add_argument("scenario", metavar="SCENARIO_DIR", help="a folder written by 'factforge generate'")
+    _store_options(evaluate)
+    evaluate.add_argument("--checker", action="append", metavar="NAME",
+                          help=f"one of {', '.join(names())} (repeatable; default: {', '.join(REFERENCE_CHECKERS)})")
+    evaluate.add_argument("--predictions", metavar="FILE",
+                          help="your own scores: TSV/CSV (id, score) or JSONL ({\"id\", \"score\"}); no KB needed")
+    evaluate.add_argument("--plots", metavar="DIR", help="write roc.png / roc.svg here (default: the scenario folder)")
+    evaluate.add_argument("--seed", type=int, default=None, help="seed of the checkers (default: the scenario's)")
+    evaluate.add_argument("--json", action="store_true", help="print the results as JSON")
+    evaluate.set_defaults(func=cmd_evaluate)
+
+    grid = subparsers.add_parser("grid", help="difficulty matrix: scenarios over transparency x homogeneity, "
+                                              "scored by the checkers, as JSON, TSV and heatmaps")
+    _store_options(grid)
+    grid.add_argument("--predicate", required=True, help="dbo:birthPlace or a full IRI")
+    grid.add_argument("--transparency", default="1,0.5,0", help="comma-separated values (default 1,0.5,0)")
+    grid.add_argument("--homogeneity", default="1,0", help="comma-separated values (default 1,0)")
+    grid.add_argument("--size", type=int, default=300)
+    grid.add_argument("--train-size", type=int, default=200)
+    grid.add_argument("--ambiguous", default="random_walk", help="lcwa | random_walk")
+    grid.add_argument("--popularity", default="random", help="popular | unpopular | random")
+    grid.add_argument("--leakage", default="triple", help="triple | inverse | pair")
+    grid.add_argument("--seed", type=int, default=0)
+    grid.add_argument("--checker", action="append", metavar="NAME", help="repeatable (default: the reference checkers)")
+    grid.add_argument("--out", required=True, metavar="DIR", help="where grid.json, grid.tsv and heatmaps go")
+    grid.set_defaults(func=cmd_grid)
+
+    audit = subparsers.add_parser("audit", help="shortcut audit of a scenario folder, a FactBench folder or a "
+                                                "labelled TSV/CSV/JSONL file; exit 3 when it flags")
+    audit.add_argument("path", metavar="PATH")
+    _store_options(audit)
+    audit.add_argument("--auroc-threshold", type=float, default=None, help="flag a baseline above this AUROC (0.6)")
+    audit.add_argument("--drift-threshold", type=float, default=None,
+                       help="flag one alternative predicate/path above this share of the false facts (0.75)")
+    audit.add_argument("--seed", type=int, default=None, help="seed of the cross-validation folds")
+    audit.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    audit.set_defaults(func=cmd_audit)
+
+
+def _optional_store(args):
+    return _reading_store(args) if (args.store or args.endpoint) else None
+
+
+def _values(text: str, option: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise CliError(f"{option}: {text!r} is not a comma-separated list of numbers") from None
+    if not values:
+        raise CliError(f"{option}: give at least one value")
+    return values
+
+
+# --- evaluate -----------------------------------------------------------------------------------
+def cmd_evaluate(args) -> int:
+    from .labelled import read_scenario
+    from .metrics import roc_plot
+
+    files = read_scenario(args.scenario)
+    plots = Path(args.plots) if args.plots else files.folder
+    if args.predictions:
+        from .predictions import evaluate_predictions, read_predictions
+
+        if args.checker:
+            raise CliError("--predictions: give either --predictions or --checker, not both")
+        scores = read_predictions(args.predictions)
+        result = evaluate_predictions(files.test, scores)
+        if not result["ok"]:
+            raise CliError(f"--predictions: {'; '.join(result['errors'])}")
+        result["plots"] = [str(p) for p in roc_plot(
+            {"predictions": (_labels(files.test), [scores[r["id"]] for r in files.test])}, plots / "roc-predictions",
+            title=f"ROC: {Path(args.predictions).name}")]
+        if args.json:
+            print(json.dumps(result, indent=1, sort_keys=True))
+        else:
+            print(f"predictions  AUROC {result['auroc']:.4f}  ({result['counts']['facts']} test facts)")
+            print(f"ROC curve: {', '.join(result['plots'])}")
+        return 0
+    from .reference import scenario_reference
+    from .scoring import run_checker
+
+    store = _reading_store(args)
+    reference = scenario_reference(files, store)
+    seed = args.seed if args.seed is not None else int(files.manifest.get("seed") or 0)
+    runs = []
+    for name in [canonical(n) for n in (args.checker or REFERENCE_CHECKERS)]:
+        run = run_checker(name, files.train, files.test, reference, seed=seed)
+        runs.append(run)
+        if not args.json:
+            auroc = f"{run.auroc:.4f}" if run.auroc is not None else "n/a"
+            print(f"{run.name:<17} AUROC {auroc}  ({run.seconds:.1f} s){'  ' + run.note if run.note else ''}",
+                  flush=True)
+    written = roc_plot({run.name: (_labels(files.test), run.scores) for run in runs}, plots / "roc",
+                       title=f"ROC: {files.manifest.get('scenario', files.folder.name)}")
+    if args.json:
+        print(json.dumps({"scenario": files.manifest.get("scenario"), "checkers": [r.to_dict() for r in runs],
+                          "plots": [str(p) for p in written]}, indent=1, sort_keys=True))
+    else:
+        print(f"ROC curves: {', '.join(str(p) for p in written)}")
+    return 0
+
+
+def _labels(records: list[dict]) -> list[bool]:
+    return [bool(r["label"]) for r in records]
+
+
+# --- grid ---------------------------------------------------------------------------------------
+def cmd_grid(args) -> int:
+    from .grid import run_grid, write_grid
+
+    spec = {"predicate": args.predicate, "size": args.size, "train_size": args.train_size,
+            "ambiguous": args.ambiguous, "popularity": args.popularity, "leakage": args.leakage, "seed": args.seed}
+    checkers = [canonical(n) for n in (args.checker or REFERENCE_CHECKERS)]
+    transparencies = _values(args.transparency, "--transparency")
+    homogeneities = _values(args.homogeneity, "--homogeneity")
+    store = _reading_store(args)
+    report = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = run_grid(store, spec, transparencies=transparencies, homogeneities=homogeneities, checkers=checkers,
+                      report=report)
+    written = write_grid(result, args.out)
+    for name in result["checkers"]:
+        print(f"{name}  (rows: transparency {', '.join(f'{c:g}' for c in transparencies)}; "
+              f"columns: homogeneity {', '.join(f'{h:g}' for h in homogeneities)})")
+        for c, row in zip(transparencies, result["matrix"][name]):
+            print(f"  c={c:<4g} " + "  ".join("  -   " if v is None else f"{v:.4f}" for v in row))
+    print(f"{len(written)} files in {args.out}")
+    return 0
+
+
+# --- audit --------------------------------------------------------------------------------------
+def cmd_audit(args) -> int:
+    from .audit import audit_path, summary_lines
+
+    options = {k: v for k, v in (("auroc_threshold", args.auroc_threshold),
+                                 ("drift_threshold", args.drift_threshold), ("seed", args.seed)) if v is not None}
+    report = audit_path(args.path, _optional_store(args), **options)
+    if args.json:
+        print(json.dumps(report, indent=1, sort_keys=True))
+    else:
+        print("\n".join(summary_lines(report)))
+    return FLAGGED_EXIT if report["flagged"] else 0

@@ -1,0 +1,128 @@
+"""The reference KB R as the checkers see it: the adjacency index minus removed triples, as arrays.
+
+Checkers never query the store per entity: R is the KB's adjacency index (``sparql.adjacency``)
+with the scenario's removed triples masked out, plus one combined neighbour list per node (links
+in both directions, with signed steps: +(p+1) forward, -(p+1) inverse, as ``Adjacency.steps``).
+``without(triples)`` drops more triples, e.g. the facts being scored, so that a true train fact
+(which is in R) is not its own evidence.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Iterable
+
+import numpy as np
+
+from sparql.adjacency import Adjacency
+from sparql.adjacency import adjacency as load_adjacency
+from sparql.store import Store
+
+
+class Reference:
+    def __init__(self, index: Adjacency, removed: Iterable[tuple[str, str, str]] = (), *, store: Store | None = None,
+                 keep: np.ndarray | None = None):
+        self.index = index
+        self.store = store
+        self.removed = sorted(set(removed))
+        self.keep = _keep_mask(index, self.removed) if keep is None else keep
+
+    @classmethod
+    def of(cls, store: Store, removed: Iterable[tuple[str, str, str]] = ()) -> "Reference":
+        return cls(load_adjacency(store), removed, store=store)
+
+    def without(self, triples: Iterable[tuple[str, str, str]]) -> "Reference":
+        """R minus more triples (those absent from the KB are ignored)."""
+        extra = _keep_mask(self.index, triples)
+        if extra.all():
+            return self
+        return Reference(self.index, self.removed, store=self.store, keep=self.keep & extra)
+
+    # --- arrays -------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return len(self.index.entities)
+
+    def ids(self, entities: Iterable[str]) -> np.ndarray:
+        """Entity ids, -1 for entities R does not know."""
+        lookup = self.index.index
+        return np.array([lookup.get(e, -1) for e in entities], dtype=np.int64)
+
+    @cached_property
+    def links(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(src, pred, dst) of every link in R."""
+        return self.index.src[self.keep], self.index.pred[self.keep], self.index.dst[self.keep]
+
+    @cached_property
+    def degree(self) -> np.ndarray:
+        """Links of each node in R, in and out (the README's degree G, after removal)."""
+        src, _, dst = self.links
+        return (np.bincount(src, minlength=self.n) + np.bincount(dst, minlength=self.n)).astype(np.int64)
+
+    @cached_property
+    def steps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pointers, neighbour, signed step): node i's links in both directions are
+        ``neighbour[ptr[i]:ptr[i+1]]``, sorted by (node, step, neighbour)."""
+        src, pred, dst = self.links
+        node = np.concatenate([src, dst]).astype(np.int64)
+        other = np.concatenate([dst, src]).astype(np.int64)
+        step = np.concatenate([pred.astype(np.int64) + 1, -(pred.astype(np.int64) + 1)])
+        order = np.lexsort((other, step, node))
+        counts = np.bincount(node, minlength=self.n)
+        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return ptr, other[order], step[order]
+
+    def expand(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every link of each node in ``nodes``: (position in ``nodes``, neighbour, signed step)."""
+        ptr, other, step = self.steps
+        nodes = np.asarray(nodes, dtype=np.int64)
+        origin, offsets = spans(ptr[nodes], ptr[nodes + 1] - ptr[nodes])
+        return origin, other[offsets], step[offsets]
+
+    def step_name(self, step: int) -> str:
+        return self.index.step_name(int(step))
+
+
+def spans(lo: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs [lo[i], lo[i] + counts[i]) laid end to end: (i of each position, the position)."""
+    total = int(counts.sum())
+    origin = np.repeat(np.arange(lo.size), counts)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
+    return origin, offsets.astype(np.int64)
+
+
+def _keep_mask(index: Adjacency, triples: Iterable[tuple[str, str, str]]) -> np.ndarray:
+    keep = np.ones(index.size, dtype=bool)
+    codes = []
+    n, m = len(index.entities), max(len(index.predicates), 1)
+    for s, p, o in triples:
+        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
+        if si is not None and pi is not None and oi is not None:
+            codes.append((si * m + pi) * n + oi)
+    if codes:
+        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
+        # predicates x 3 million entities.
+        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
+        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
+    return keep
+
+
+def scenario_reference(files, store: Store) -> Reference:
+    """R of a written scenario (``labelled.ScenarioFiles``): the removed triples are not written, so
+    they are derived again, exactly as the generator did, from the true test facts and the leakage
+    level in the manifest. The store must hold the KB the scenario was made from."""
+    from generators import positives
+    from generators.facts import Fact
+    from generators.reference import removed_triples
+
+    made_from = files.manifest.get("kb_fingerprint")
+    if made_from and made_from != store.fingerprint():
+        raise ValueError(f"--store: this KB ({store.fingerprint()}) is not the one {files.folder} was made from "
+                         f"({made_from})")
+    spec = files.manifest.get("spec", {})
+    predicate = spec.get("predicate") or files.test[0]["predicate"]
+    true_facts = [Fact(r["subject"], r["predicate"], r["object"], r.get("start"), r.get("end"))
+                  for r in files.test if r["label"]]
+    index = load_adjacency(store)
+    removed = removed_triples(store, index, true_facts, spec.get("leakage", "triple"),
+                              positives.kb_pairs(store, predicate))
+    return Reference(index, removed, store=store)

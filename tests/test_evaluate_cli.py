@@ -1,0 +1,110 @@
+"""``factforge evaluate``, ``grid`` and ``audit`` end to end on a DBpedia50 scenario written to disk."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from evaluation import commands
+from evaluation.commands import register
+from generators import writers
+from generators.scenario import generate
+from generators.spec import ScenarioSpec
+from server import cli
+
+
+@pytest.fixture
+def run(monkeypatch, capsys, dbpedia_store):
+    """``server.cli.main`` with the evaluation commands registered (whether or not cli.py wires them).
+    ``--store DBPEDIA`` is the session's DBpedia50 store (the embedded store holds a lock on its folder,
+    so a second open in this process would fail)."""
+    build = cli.build_parser
+    reading = commands._reading_store
+    monkeypatch.setattr(commands, "_reading_store",
+                        lambda args: dbpedia_store if args.store == "DBPEDIA" else reading(args))
+
+    def parser():
+        built = build()
+        sub = next(a for a in built._actions if isinstance(a, argparse._SubParsersAction))
+        if "audit" not in sub.choices:
+            register(sub)
+        return built
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+
+    def call(*argv):
+        code = cli.main(["--quiet", *map(str, argv)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+@pytest.fixture(scope="module")
+def scenario_dir(dbpedia_store, tmp_path_factory):
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=60, train_size=40,
+                                                    transparency=1.0, seed=3))
+    out = tmp_path_factory.mktemp("evaluate") / "scenario"
+    writers.write_scenario(scenario, out, ["tsv", "jsonl"], store=dbpedia_store)
+    return out
+
+
+def test_evaluate_with_the_checkers(run, scenario_dir, dbpedia_store, tmp_path):
+    code, out, err = run("evaluate", scenario_dir, "--store", "DBPEDIA", "--plots", tmp_path,
+                         "--checker", "kl", "--checker", "path_features", "--checker", "transe")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[:3]] == ["knowledge_linker", "path_features", "transe"]
+    assert all(" AUROC 0." in line or " AUROC 1." in line for line in lines[:3])
+    assert (tmp_path / "roc.png").stat().st_size and (tmp_path / "roc.svg").stat().st_size
+
+
+def test_evaluate_predictions(run, scenario_dir, tmp_path):
+    labels = [json.loads(line) for line in (scenario_dir / "test.jsonl").read_text().splitlines()]
+    good = tmp_path / "mine.tsv"
+    good.write_text("id\tscore\n" + "".join(f"{r['id']}\t{0.9 if r['label'] else 0.2}\n" for r in labels))
+    code, out, err = run("evaluate", scenario_dir, "--predictions", good, "--plots", tmp_path)
+    assert code == 0, err
+    assert out.startswith("predictions  AUROC 1.0000  (60 test facts)")
+    assert (tmp_path / "roc-predictions.svg").exists()
+    short = tmp_path / "short.tsv"
+    short.write_text("id\tscore\n" + "".join(f"{r['id']}\t0.5\n" for r in labels[:-1]))
+    code, _, err = run("evaluate", scenario_dir, "--predictions", short)
+    assert code == 1 and f"1 fact(s) of the scenario have no score: {labels[-1]['id']}" in err
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "te00001", "score": "x"}\n')
+    code, _, err = run("evaluate", scenario_dir, "--predictions", broken)
+    assert code == 1 and "broken.jsonl:1: field 'score' is 'x', not a number" in err and "Traceback" not in err
+
+
+def test_evaluate_needs_a_store_and_a_scenario(run, scenario_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv("FACTFORGE_STORE", raising=False)
+    code, _, err = run("evaluate", scenario_dir)
+    assert code == 1 and "give --store DIR or --endpoint URL" in err
+    code, _, err = run("evaluate", tmp_path)
+    assert code == 1 and "not a scenario folder" in err
+
+
+def test_audit_exit_codes(run, scenario_dir, dbpedia_store, tmp_path):
+    code, out, err = run("audit", scenario_dir, "--store", "DBPEDIA")
+    assert code == 0, err
+    assert out.startswith("ok: 100 facts") and "baseline degree" in out
+    leaky = tmp_path / "leaky.jsonl"
+    leaky.write_text("".join(json.dumps({"subject": f"http://x/s{i}", "predicate": "http://x/p",
+                                         "object": f"http://x/o{i}", "label": i % 2,
+                                         **({"start": "1950-01-02"} if i % 2 else {})}) + "\n" for i in range(30)))
+    code, out, _ = run("audit", leaky, "--json")
+    assert code == 3 and json.loads(out)["flagged"]
+
+
+def test_grid(run, dbpedia_store, tmp_path):
+    code, out, err = run("grid", "--store", "DBPEDIA", "--predicate", "dbo:birthPlace", "--size", 40,
+                         "--train-size", 40, "--transparency", "1,0", "--homogeneity", "0", "--checker", "kl",
+                         "--checker", "degree", "--out", tmp_path / "grid")
+    assert code == 0, err
+    result = json.loads((tmp_path / "grid" / "grid.json").read_text())
+    assert result["transparency"] == [1.0, 0.0] and len(result["matrix"]["knowledge_linker"]) == 2
+    assert all(isinstance(row[0], float) for row in result["matrix"]["knowledge_linker"])
+    assert (tmp_path / "grid" / "heatmap-knowledge_linker.png").exists()
+    assert (tmp_path / "grid" / "grid.tsv").read_text().startswith("checker\ttransparency\thomogeneity\tauroc")
