@@ -29,20 +29,25 @@ def read_predictions(path: str | Path) -> dict[str, float]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise PredictionsError(f"{path}: cannot read ({error})") from None
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        pairs = _jsonl(path, text)
-    elif suffix in (".tsv", ".csv", ".txt"):
-        pairs = _table(path, text, "," if suffix == ".csv" else "\t")
-    else:
+    kind = KINDS.get(path.suffix.lower())
+    if kind is None:
         raise PredictionsError(f"{path}: unknown file type (expected .tsv, .csv or .jsonl)")
+    return parse_predictions(text, kind, path)
+
+
+KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".txt": "tsv", ".csv": "csv"}
+
+
+def parse_predictions(text: str, kind: str, source: str | Path = "body") -> dict[str, float]:
+    """Predictions from text (``kind``: tsv, csv or jsonl); ``source`` names it in messages."""
+    pairs = _jsonl(source, text) if kind == "jsonl" else _table(source, text, "," if kind == "csv" else "\t")
     scores: dict[str, float] = {}
     for where, fact_id, score in pairs:
         if fact_id in scores:
             raise PredictionsError(f"{where}: field 'id': {fact_id!r} is scored twice")
         scores[fact_id] = score
     if not scores:
-        raise PredictionsError(f"{path}: no predictions")
+        raise PredictionsError(f"{source}: no predictions")
     return scores
 
 

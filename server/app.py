@@ -47,11 +47,12 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
     errors.install(app)
 
     from .api import api
+    from .api_evaluation import evaluation_api
     from .api_releases import releases
     from .console import console
     from .openapi import docs
     from .sparql_endpoint import endpoint
 
-    for blueprint in (api, endpoint, console, docs, releases):
+    for blueprint in (api, endpoint, console, docs, releases, evaluation_api):
         app.register_blueprint(blueprint)
     return app
