@@ -332,3 +332,123 @@ def test_a_slow_scenario_shows_progress_while_its_job_runs(page, demo_http):
     expect(page.locator("#scenario-preview tbody tr")).to_have_count(20)
     expect(page.locator("#progress")).to_be_hidden()
     expect(page.locator("#scenario-counts tr[data-split='test'] td").last).to_have_text("30")
+
+
+# --- Scenario analysis: audit and evaluation -----------------------------------------------------
+CAPITAL_SPEC = {"predicate": "dbo:capital", "size": 40}
+
+
+def generate_capital(page, demo_http) -> dict:
+    """Generate the dbo:capital scenario in the browser; answer the API's view of the same scenario
+    (the id comes from the spec, so after the first test this is read from disk)."""
+    open_scenario_tab(page)
+    choose_predicate(page, "capital", "dbo:capital")
+    page.fill("#f-size", str(CAPITAL_SPEC["size"]))
+    page.click("#generate")
+    api = requests.post(f"{demo_http}/api/scenarios", json=CAPITAL_SPEC, timeout=60)
+    assert api.status_code == 201, api.text
+    body = api.json()
+    expect(page.locator("#scenario-id")).to_have_text(body["id"])
+    expect(page.locator("#evaluate")).to_be_visible()
+    return body
+
+
+def test_the_audit_panel_shows_the_apis_audit(page, demo_http):
+    body = generate_capital(page, demo_http)
+    report = requests.get(f"{demo_http}/api/scenarios/{body['id']}/audit", timeout=30)
+    assert report.status_code == 200
+    report = report.json()
+    badge = page.locator("#audit-badge")
+    expect(badge).to_have_attribute("data-flagged", "true" if report["flagged"] else "false")
+    expect(badge).to_contain_text("flagged" if report["flagged"] else "not flagged")
+    expect(page.locator("#audit-reasons li")).to_have_text(report["reasons"])
+    expect(page.locator("#audit-about")).to_contain_text("shortcut")
+    limit = report["thresholds"]["auroc"]
+    expect(page.locator("#audit-threshold")).to_contain_text(str(limit))
+    baselines = report["baselines"]
+    assert baselines, "the demo audit has baselines"
+    expect(page.locator("#audit-baselines tbody tr")).to_have_count(len(baselines))
+    for name, result in baselines.items():
+        row = page.locator(f"#audit-baselines tr[data-baseline='{name}']")
+        if result["auroc"] is None:
+            expect(row.locator(".pill")).to_have_text("skipped")
+            continue
+        expect(row).to_have_attribute("data-auroc", str(result["auroc"]))
+        expect(row.locator(".auroc")).to_have_text(f"{result['auroc']:.3f}")
+        expect(row.locator(".pill")).to_have_text("over" if result["auroc"] > limit else "ok")
+    drift = report["drift"]
+    expect(page.locator("#audit-drift-top")).to_have_text(drift["top"])
+    expect(page.locator("#audit-drift-share")).to_have_text(f"{round(drift['share'] * 100)}%")
+    strongest = sorted(report["pmi"].items(),
+                       key=lambda kv: -max(abs(kv[1]["npmi_true"]), abs(kv[1]["npmi_false"])))[:3]
+    expect(page.locator("#audit-pmi tbody tr")).to_have_count(len(strongest))
+    strengths = [max(abs(v["npmi_true"]), abs(v["npmi_false"])) for _, v in strongest]
+    shown = page.eval_on_selector_all("#audit-pmi tbody tr", "rows => rows.map(r => r.dataset.feature)")
+    assert all(f in report["pmi"] for f in shown)
+    # The shown features are the strongest (ties may come in any order).
+    assert sorted(max(abs(report["pmi"][f]["npmi_true"]), abs(report["pmi"][f]["npmi_false"])) for f in shown) \
+        == sorted(strengths)
+
+
+def test_perfect_predictions_give_auroc_one_and_a_roc_picture(page, demo_http, tmp_path):
+    body = generate_capital(page, demo_http)
+    facts = requests.get(f"{demo_http}{body['links']['data']['json']['test']}", timeout=30).json()["facts"]
+    predictions = tmp_path / "perfect.tsv"
+    predictions.write_text("".join(f"{f['id']}\t{1.0 if f['label'] else 0.0}\n" for f in facts), encoding="utf-8")
+    direct = requests.post(f"{demo_http}/api/scenarios/{body['id']}/evaluate", params={"name": "perfect"},
+                           data=predictions.read_bytes(), headers={"Content-Type": "text/tab-separated-values"},
+                           timeout=60)
+    assert direct.status_code == 200, direct.text
+    expected = direct.json()
+    assert expected["auroc"] == 1.0
+
+    page.set_input_files("#eval-file", str(predictions))
+    expect(page.locator("#eval-text")).to_be_disabled()  # the file is what is sent
+    page.fill("#eval-name", "perfect")
+    page.click("#evaluate-run")
+    expect(page.locator("#eval-auroc")).to_have_text("1.000")
+    expect(page.locator("#evaluate-error")).to_be_hidden()
+    for key, value in expected["counts"].items():
+        expect(page.locator(f"#eval-counts [data-count='{key}'] dd")).to_have_text(str(value))
+    # Same name and scores, same evaluation: the page shows the API's own links.
+    expect(page.locator("#eval-roc")).to_have_attribute("src", expected["links"]["png"])
+    expect(page.locator("#eval-links a[data-format='svg']")).to_have_attribute("href", expected["links"]["svg"])
+    expect(page.locator("#eval-links a[data-format='json']")).to_have_attribute("href", expected["links"]["json"])
+    page.wait_for_function("() => { const img = document.querySelector('#eval-roc');"
+                           " return img.complete && img.naturalWidth > 0; }")
+    assert requests.get(f"{demo_http}{expected['links']['svg']}", timeout=30).headers["Content-Type"].startswith(
+        "image/svg+xml")
+    page.locator("#evaluate").scroll_into_view_if_needed()
+    page.evaluate("document.querySelector('.analysis-grid').scrollIntoView({block: 'end'})")
+    screenshot(page, tmp_path, "console-evaluate")
+
+
+def test_bad_predictions_show_the_servers_error(page, demo_http, tmp_path):
+    body = generate_capital(page, demo_http)
+    url = f"{demo_http}/api/scenarios/{body['id']}/evaluate"
+    # A CSV file (sent as text/csv because of its extension) with a bad score on line 3.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,score\nte00001,0.5\nte00002,high\n", encoding="utf-8")
+    answer = requests.post(url, data=bad.read_bytes(), headers={"Content-Type": "text/csv"}, timeout=30)
+    assert answer.status_code == 422
+    message = answer.json()["error"]
+    assert ":3:" in message and "score" in message
+    page.set_input_files("#eval-file", str(bad))
+    page.click("#evaluate-run")
+    expect(page.locator("#evaluate-error")).to_be_visible()
+    expect(page.locator("#evaluate-error .error-message")).to_have_text(message)
+    expect(page.locator("#evaluate-error")).to_contain_text("422")
+    expect(page.locator("#evaluate-error")).to_contain_text("bad.csv")
+    expect(page.locator("#evaluate-result")).to_be_hidden()
+
+    # Pasted JSON Lines naming an id the scenario does not have: the ids are named.
+    page.click("#eval-clear-file")
+    expect(page.locator("#eval-text")).to_be_enabled()
+    pasted = '{"id": "te00001", "score": 0.5}\n{"id": "<b>nope</b>", "score": 0.1}\n'
+    answer = requests.post(url, data=pasted.encode(), headers={"Content-Type": "application/x-ndjson"}, timeout=30)
+    assert answer.status_code == 422
+    page.fill("#eval-text", pasted)
+    page.click("#evaluate-run")
+    expect(page.locator("#evaluate-error .error-message")).to_have_text(answer.json()["error"])
+    expect(page.locator("#evaluate-error")).to_contain_text("<b>nope</b>")  # shown as text, never markup
+    assert page.locator("#evaluate-error b").count() == 0

@@ -374,6 +374,258 @@
   })();
 
   // ---------------------------------------------------------------------------------------------
+  // Scenario analysis: the shortcut audit and the user's own predictions
+  const pct = (x) => Math.round(x * 100) + "%";
+  const fixed = (x, digits) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(digits) : "—");
+
+  // A horizontal bar for a value in [0, 1] with the threshold marked; "over" when above it.
+  function meter(value, threshold, label) {
+    const over = typeof value === "number" && value > threshold;
+    const width = typeof value === "number" ? Math.max(0, Math.min(1, value)) * 100 : 0;
+    const fill = el("span", { class: "meter-fill" });
+    const mark = el("span", { class: "meter-mark", title: "threshold " + threshold });
+    // CSSOM writes, not style attributes: they stay allowed under a strict Content-Security-Policy.
+    fill.style.width = width.toFixed(1) + "%";
+    mark.style.left = (Math.max(0, Math.min(1, threshold)) * 100).toFixed(1) + "%";
+    return el("div", { class: "meter" + (over ? " over" : ""), role: "img",
+      "aria-label": label + ": " + fixed(value, 3) + ", threshold " + threshold }, fill, mark);
+  }
+
+  const audit = (function () {
+    let request = 0;
+    const BASELINE_HELP = {
+      degree: "log degrees of subject and object",
+      type: "classes of subject and object",
+      shape: "the record's fields and value kinds",
+    };
+
+    function clear() {
+      request++;
+      $("audit-badge").textContent = "…";
+      $("audit-badge").className = "verdict";
+      $("audit-badge").removeAttribute("data-flagged");
+      $("audit-body").hidden = true;
+      showError($("audit-error"), null);
+    }
+
+    async function show(scenarioId) {
+      clear();
+      const mine = request;
+      $("audit").setAttribute("aria-busy", "true");
+      try {
+        const report = await getJSON("/api/scenarios/" + encodeURIComponent(scenarioId) + "/audit");
+        if (mine !== request) return;
+        render(report);
+      } catch (error) {
+        if (mine !== request) return;
+        $("audit-badge").textContent = "no audit";
+        showError($("audit-error"), error);
+      } finally {
+        if (mine === request) $("audit").removeAttribute("aria-busy");
+      }
+    }
+
+    function render(report) {
+      const thresholds = report.thresholds || {};
+      const aurocLimit = typeof thresholds.auroc === "number" ? thresholds.auroc : 0.6;
+      const driftLimit = typeof thresholds.drift_share === "number" ? thresholds.drift_share : 0.75;
+      const badge = $("audit-badge");
+      badge.textContent = report.flagged ? "⚠ flagged: shortcut found" : "✓ not flagged";
+      badge.className = "verdict " + (report.flagged ? "flagged" : "ok");
+      badge.dataset.flagged = report.flagged ? "true" : "false";
+
+      const reasons = $("audit-reasons");
+      reasons.replaceChildren();
+      for (const reason of report.reasons || []) reasons.append(el("li", { text: reason }));
+      reasons.hidden = !(report.reasons || []).length;
+
+      $("audit-threshold").textContent = "(flag above " + aurocLimit + ")";
+      const rows = $("audit-baselines").tBodies[0];
+      rows.replaceChildren();
+      for (const [name, result] of Object.entries(report.baselines || {})) {
+        const value = result && typeof result.auroc === "number" ? result.auroc : null;
+        const over = value !== null && value > aurocLimit;
+        const verdict = value === null ? "skipped" : over ? "over" : "ok";
+        rows.append(el("tr", { "data-baseline": name, class: verdict, "data-auroc": value === null ? null : String(value) },
+          el("th", { scope: "row", title: BASELINE_HELP[name] || null, text: name }),
+          el("td", { class: "bar" }, value === null ? el("span", { class: "muted small", text: result.skipped || "skipped" })
+            : meter(value, aurocLimit, name + " baseline AUROC")),
+          el("td", { class: "num auroc", text: fixed(value, 3) }),
+          el("td", {}, el("span", { class: "pill " + verdict, text: verdict }))));
+      }
+
+      const drift = report.drift;
+      const box = $("audit-drift");
+      box.replaceChildren();
+      if (!drift || typeof drift.share !== "number") {
+        box.append(el("span", { class: "muted", text: "Not measured (no generator answers for the false facts)." }));
+      } else {
+        const over = drift.share > driftLimit;
+        box.className = "drift" + (over ? " over" : "");
+        box.append(el("span", { class: "drift-text" },
+          "Top alternative ", el("code", { id: "audit-drift-top", text: drift.top || "—" }), " makes ",
+          el("strong", { id: "audit-drift-share", text: pct(drift.share) }),
+          " of the false facts" + (typeof drift.count === "number" ? " (" + fmt(drift.count) + ")" : "")
+          + "; flag above " + pct(driftLimit) + "."),
+          meter(drift.share, driftLimit, "location drift share"));
+      }
+
+      const pmi = Object.entries(report.pmi || {})
+        .map(([feature, v]) => ({ feature, ...v,
+          strength: Math.max(Math.abs(v.npmi_true || 0), Math.abs(v.npmi_false || 0)) }))
+        .sort((a, b) => b.strength - a.strength)
+        .slice(0, 3);
+      const pmiRows = $("audit-pmi").tBodies[0];
+      pmiRows.replaceChildren();
+      const tint = (x) => (typeof x === "number" && Math.abs(x) >= 0.2 ? (x > 0 ? "pos" : "neg") : "");
+      for (const row of pmi) {
+        pmiRows.append(el("tr", { "data-feature": row.feature },
+          el("td", { class: "mono feature", title: row.feature, text: row.feature }),
+          el("td", { class: "num", text: fmt(row.support) }),
+          el("td", { class: "num " + tint(row.npmi_true), text: fixed(row.npmi_true, 2) }),
+          el("td", { class: "num " + tint(row.npmi_false), text: fixed(row.npmi_false, 2) })));
+      }
+      if (!pmi.length) pmiRows.append(el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No features." })));
+      $("audit-body").hidden = false;
+    }
+
+    return { show, clear };
+  })();
+
+  const evaluation = (function () {
+    const KIND_BY_EXTENSION = { tsv: "tsv", txt: "tsv", csv: "csv", jsonl: "jsonl", ndjson: "jsonl" };
+    const MEDIA = { tsv: "text/tab-separated-values", csv: "text/csv", jsonl: "application/x-ndjson" };
+    let scenarioId = null;
+    let request = 0;
+    let busy = false;
+
+    // What a pasted text (or a file with an unknown extension) most likely is.
+    function sniff(text) {
+      const first = (text.split(/\r?\n/).find((line) => line.trim()) || "").trim();
+      if (first.startsWith("{")) return "jsonl";
+      if (first.includes("\t")) return "tsv";
+      if (first.includes(",")) return "csv";
+      return "tsv";
+    }
+
+    function reset(id) {
+      scenarioId = id;
+      request++;
+      $("evaluate-result").hidden = true;
+      $("eval-roc").removeAttribute("src");
+      $("evaluate-status").textContent = "";
+      showError($("evaluate-error"), null);
+      $("err-eval-name").textContent = "";
+      $("eval-name").removeAttribute("aria-invalid");
+    }
+
+    function fileChosen() {
+      const file = $("eval-file").files[0];
+      $("eval-clear-file").hidden = !file;
+      $("eval-text").disabled = Boolean(file);
+      $("eval-text").title = file ? "Using the file " + file.name + "; clear it to paste scores instead" : "";
+    }
+
+    function clearFile() {
+      $("eval-file").value = "";
+      fileChosen();
+    }
+
+    async function submit(event) {
+      event.preventDefault();
+      if (!scenarioId || busy) return;
+      showError($("evaluate-error"), null);
+      $("err-eval-name").textContent = "";
+      $("eval-name").removeAttribute("aria-invalid");
+      const file = $("eval-file").files[0];
+      let text;
+      let kind;
+      let source;
+      if (file) {
+        try {
+          text = await file.text();
+        } catch (error) {
+          showError($("evaluate-error"), { message: file.name + ": cannot be read (" + (error.message || error) + ")" });
+          return;
+        }
+        const extension = (file.name.match(/\.([^.]+)$/) || [])[1];
+        kind = KIND_BY_EXTENSION[(extension || "").toLowerCase()] || sniff(text);
+        source = file.name;
+      } else {
+        text = $("eval-text").value;
+        kind = sniff(text);
+        source = "pasted scores";
+      }
+      if (!text.trim()) {
+        showError($("evaluate-error"), { message: "Choose a predictions file or paste scores first." });
+        return;
+      }
+      const name = $("eval-name").value.trim() || "predictions";
+      const mine = ++request;
+      busy = true;
+      $("evaluate-run").disabled = true;
+      $("evaluate-status").textContent = "Scoring " + source + " (" + kind.toUpperCase() + ")…";
+      try {
+        const url = "/api/scenarios/" + encodeURIComponent(scenarioId) + "/evaluate?name=" + encodeURIComponent(name);
+        const response = await fetch(url, { method: "POST",
+          headers: { "Content-Type": MEDIA[kind] + "; charset=utf-8", Accept: "application/json" }, body: text });
+        if (!response.ok) throw await readError(response);
+        const result = await response.json();
+        if (mine !== request) return;
+        render(result, source);
+        $("evaluate-status").textContent = "Scored " + source + " as " + kind.toUpperCase() + ".";
+      } catch (error) {
+        if (mine !== request) return;
+        $("evaluate-result").hidden = true;
+        $("evaluate-status").textContent = "";
+        if (error.field === "name") {
+          $("err-eval-name").textContent = error.message;
+          $("eval-name").setAttribute("aria-invalid", "true");
+          $("eval-name").focus();
+        } else {
+          showError($("evaluate-error"), error);
+          $("evaluate-error").append(el("span", { class: "error-source", text: "while scoring " + source }));
+        }
+      } finally {
+        if (mine === request) { busy = false; $("evaluate-run").disabled = false; }
+      }
+    }
+
+    function render(result, source) {
+      $("eval-auroc").textContent = fixed(result.auroc, 3);
+      $("eval-auroc").dataset.value = String(result.auroc);
+      $("eval-name-shown").textContent = "“" + result.name + "” from " + source;
+      const counts = $("eval-counts");
+      counts.replaceChildren();
+      const c = result.counts || {};
+      for (const key of ["facts", "true", "false", "scored", "missing", "unknown"]) {
+        if (c[key] === undefined) continue;
+        counts.append(el("div", { "data-count": key }, el("dt", { text: key }), el("dd", { text: fmt(c[key]) })));
+      }
+      const links = result.links || {};
+      const box = $("eval-links");
+      box.replaceChildren(el("span", { class: "muted", text: "ROC as" }));
+      for (const [ext, label] of [["svg", "SVG"], ["png", "PNG"], ["json", "JSON"]]) {
+        if (!links[ext]) continue;
+        box.append(el("a", { href: links[ext], target: "_blank", rel: "noopener", "data-format": ext, text: label }));
+      }
+      const img = $("eval-roc");
+      img.alt = "ROC curve of " + result.name + ", AUROC " + fixed(result.auroc, 3);
+      img.src = links.png;
+      $("evaluate-result").hidden = false;
+    }
+
+    function init() {
+      $("evaluate-form").addEventListener("submit", submit);
+      $("eval-file").addEventListener("change", fileChosen);
+      $("eval-clear-file").addEventListener("click", clearFile);
+    }
+
+    return { init, reset };
+  })();
+  evaluation.init();
+
+  // ---------------------------------------------------------------------------------------------
   // Scenario tab
   const scenario = (function () {
     // Bounds as generators/spec.py checks them; /openapi.json overrides whatever it states.
@@ -698,6 +950,8 @@
         + fmt(facts.length) + " test facts";
       $("scenario-result").hidden = false;
       $("progress").hidden = true;
+      evaluation.reset(body.id);
+      audit.show(body.id);
       // Bring the result into view only when it starts below the fold; otherwise keep the form in sight.
       if ($("scenario-result").getBoundingClientRect().top > window.innerHeight - 200) {
         $("scenario-result").scrollIntoView({ block: "nearest" });
