@@ -164,9 +164,12 @@ def _demo_scenario(store: Store, args) -> None:
     started = time.perf_counter()
     scenario = generate(store, ScenarioSpec.from_dict(DEMO_SPEC), progress=not args.quiet)
     print(f"\nA sample scenario: {', '.join(f'{k}={v}' for k, v in DEMO_SPEC.items())}")
-    manifest = {"files": {}}
     if args.out:
         manifest = write_scenario(scenario, args.out, ["tsv", "jsonl"], store=store)
+    else:
+        from evaluation.audit import audit_scenario
+
+        manifest = {"files": {}, "audit": audit_scenario(scenario, store)}
     _print_summary(scenario, manifest, args.out or "(not written; give --out DIR)", time.perf_counter() - started)
     print("\nThe first test facts (TSV, the paper's columns):")
     print("\n".join(render(scenario, "tsv", "test").decode().splitlines()[:6]))
@@ -268,6 +271,11 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     if drift:
         print(f"  most frequent alternative predicate/path: {drift['top']} ({drift['share']:.0%} of ambiguous false facts)")
     print(f"  reference KB: {len(scenario.removed)} triples removed at leakage level '{scenario.spec.leakage}'")
+    audit = manifest.get("audit")
+    if audit is not None:
+        from evaluation.audit import summary_lines
+
+        print("  " + "\n  ".join(summary_lines(audit)))
     steps = ", ".join(f"{k} {v:.2f}s" for k, v in scenario.timings.items())
     print(f"  {len(manifest['files'])} files in {out}; {seconds:.1f} s ({steps})")
 
