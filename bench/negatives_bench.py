@@ -11,7 +11,12 @@ and how long a scenario takes.
   scenario), so that the random-walk fallback behaves as in ``generate``. A generated false fact that is one of the held-out facts is a *false negative*
   (a true fact labelled false); its share of everything generated is reported (target <= 0.5 %).
   Random walks are split into walk-made facts and those of the fallback ("object of another true
-  fact"); random re-pairing is shown as a baseline.
+  fact"); random re-pairing is shown as a baseline. Every batch has its own context, so a false fact
+  can be made again in another batch: LCWA has only about 100 distinct candidates for birthPlace
+  on DBpedia50 and remakes most of them in every batch, so the distinct counts are shown too.
+* **Hardness** (``--hardness``, needs ``evaluation/``): AUROC of the built-in checkers on
+  birthPlace scenarios at c = 0 on the full KB, and the share of false facts by source (own,
+  borrowed path, fallback, source outside the scenario).
 * **Fallback rate** of ``random_walk`` on the full KB: the share of its false facts in 300-fact
   scenarios (c = 0) that did not come from a walk.
 * **Time** of ``generate`` for a 300-fact birthPlace scenario with random-walk negatives
@@ -114,6 +119,7 @@ def held_out_run(seed: int, workdir: Path) -> dict:
         for name, negatives in groups.items():
             wrong = [n for n in negatives if n.fact.pair in held]
             rows[name] = {"made": len(negatives), "held_out_hits": len(wrong),
+                          "distinct": len({n.fact for n in negatives}), "distinct_hits": len({n.fact for n in wrong}),
                           "hits_by_alternative": Counter(_alternative(n) for n in wrong),
                           "seconds": round(seconds, 2),
                           "examples": [f"{_short(n.fact.s)} -> {_short(n.fact.o)} "
@@ -136,6 +142,69 @@ def _short(value: str) -> str:
     from sparql.terms import compact
 
     return compact(value)
+
+
+# --- hardness --------------------------------------------------------------------------------------
+HARDNESS_CHECKERS = ("knowledge_linker", "path_features", "degree", "type")
+
+
+def hardness(store, seeds) -> list[dict]:
+    """How hard the ambiguous negatives are: AUROC of the built-in checkers on birthPlace scenarios
+    at c = 0 (a safer sampler that only leaves easy negatives would show here as a higher AUROC), and
+    where the false facts came from."""
+    from evaluation.reference import Reference
+    from evaluation.scoring import run_checker
+    from generators.positives import NotEnoughFacts
+    from generators.scenario import generate
+    from generators.spec import ScenarioSpec
+    from generators.writers import records
+
+    out = []
+    # DBpedia50 has only about 150 distinct LCWA false facts for birthPlace: a small scenario
+    # without a train split (learners are cross-validated on D).
+    for ambiguous, size, train_size in (("lcwa", 100, 0), ("random_walk", 300, 200)):
+        for seed in seeds:
+            spec = ScenarioSpec(BIRTH_PLACE, size=size, transparency=0.0, ambiguous=ambiguous, train_size=train_size,
+                                seed=seed)
+            row = {"ambiguous": ambiguous, "size": size, "train": train_size, "seed": seed}
+            try:
+                scenario = generate(store, spec)
+            except NotEnoughFacts as error:
+                out.append({**row, "error": str(error)})
+                continue
+            false = [a for a in scenario.answers.values() if not a["label"]]
+            row["sources"] = Counter(_source(a) for a in false)
+            row["false"] = len(false)
+            reference = Reference.of(store, scenario.removed)
+            train, test = records(scenario, "train"), records(scenario, "test")
+            row["auroc"] = {name: run_checker(name, train, test, reference, seed=seed).auroc
+                            for name in HARDNESS_CHECKERS}
+            out.append(row)
+    return out
+
+
+def _source(answer: dict) -> str:
+    if answer.get("fallback"):
+        return "fallback"
+    if answer.get("borrowed"):
+        return "borrowed path"
+    if answer.get("source_outside_scenario"):
+        return "outside source"
+    return "own"
+
+
+def print_hardness(rows: list[dict]) -> None:
+    print("\n## Hardness: AUROC of the built-in checkers at c = 0 (full KB, birthPlace)\n")
+    print("| sampler | size | train | seed | " + " | ".join(HARDNESS_CHECKERS) + " | false facts by source |")
+    print("|---|---:|---:|---:|" + "---:|" * len(HARDNESS_CHECKERS) + "---|")
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['ambiguous']} | {r['size']} | {r['train']} | {r['seed']} | " + " | ".join("-" for _ in HARDNESS_CHECKERS)
+                  + f" | not made: {r['error'][:80]} |")
+            continue
+        cells = [f"{r['auroc'][n]:.3f}" if r["auroc"][n] is not None else "n/a" for n in HARDNESS_CHECKERS]
+        sources = ", ".join(f"{k} {v / r['false']:.0%}" for k, v in sorted(r["sources"].items()))
+        print(f"| {r['ambiguous']} | {r['size']} | {r['train']} | {r['seed']} | " + " | ".join(cells) + f" | {sources} |")
 
 
 # --- fallback rate and timing -------------------------------------------------------------------------
@@ -183,6 +252,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="hold-out seeds")
     parser.add_argument("--runs", type=int, default=5, help="warm runs for the p50")
+    parser.add_argument("--precision-only", action="store_true",
+                        help="only the held-out precision tables (skip the fallback rates and timings)")
+    parser.add_argument("--hardness", action="store_true",
+                        help="also score c = 0 scenarios with the built-in checkers (AUROC; needs evaluation/)")
     args = parser.parse_args(argv)
     if not DBPEDIA_NT.exists() or not ONTOLOGY_TTL.exists():
         print(f"real data not found under {DATA}", file=sys.stderr)
@@ -199,16 +272,19 @@ def main(argv=None) -> int:
         first = results[0]
         print(f"## Negative precision: {HOLD_OUT:.0%} of {first['facts']} birthPlace facts held out "
               f"({first['held_out']}), negatives made from the {first['sources']} remaining facts in batches of {CHUNK}\n")
-        print("| sampler | seeds | false facts made | held-out true facts among them | share | target |")
-        print("|---|---|---:|---:|---:|---|")
+        print("| sampler | seeds | false facts made | held-out true facts among them | share | target "
+              "| distinct made / hits (summed over seeds) |")
+        print("|---|---|---:|---:|---:|---|---:|")
         for name in results[0]["rows"]:
             made = sum(r["rows"][name]["made"] for r in results)
             hits = sum(r["rows"][name]["held_out_hits"] for r in results)
+            distinct = sum(r["rows"][name]["distinct"] for r in results)
+            distinct_hits = sum(r["rows"][name]["distinct_hits"] for r in results)
             share = hits / made if made else float("nan")
             mark = "" if name.startswith("random (") or name == "random" else ("ok" if share <= TARGET else "MISSED")
             label = f"{name} (baseline)" if name == "random" else name
             print(f"| {label} | {', '.join(map(str, args.seeds))} | {made} | {hits} | {share:.2%} | "
-                  f"{'≤ 0.5 %' if mark else ''} {mark} |")
+                  f"{'≤ 0.5 %' if mark else ''} {mark} | {distinct} / {distinct_hits} |")
         print("\nPer seed (made / hits):\n")
         print("| seed | " + " | ".join(results[0]["rows"]) + " | sampler seconds (lcwa, rw, random) |")
         print("|---|" + "---:|" * (len(results[0]["rows"]) + 1))
@@ -232,6 +308,15 @@ def main(argv=None) -> int:
             for e in examples[:8]:
                 print(f"- {e}")
 
+        if args.hardness:
+            cache = fresh_cache()
+            full = open_store(None)
+            load(full, DBPEDIA_NT)
+            print_hardness(hardness(full, args.seeds))
+            full.close()
+            shutil.rmtree(cache, ignore_errors=True)
+        if args.precision_only:
+            return 0
         # 2. fallback rate and timing, on the full KB
         cache = fresh_cache()
         memory = open_store(None)

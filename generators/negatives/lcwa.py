@@ -2,8 +2,9 @@
 
 From a true p(s, o): p(s, o') where s reaches o' through another predicate p', p(s, o') is not in
 the KB, and o' shares enough of o's type path; symmetrically p(s', o) from an s' that reaches o
-through another predicate. The alternative predicate p' is kept as provenance: the share of the
-most frequent one is the paper's "location drift".
+through another predicate, where o shares enough of the type path of an object s' already has.
+The alternative predicate p' is kept as provenance: the share of the most frequent one is the
+paper's "location drift".
 
 The closed-world assumption is local to the *subject of the false fact*: its p-facts are taken as
 complete, so that subject must have p-facts in the KB. On the object side that is s itself; on
@@ -40,10 +41,10 @@ class LocalClosedWorld(NegativeSampler):
                     found.append(Negative(fact, self.name, source, {"side": "object", "via": index.predicates[pred]}))
         if oi is not None:  # subject side: s' --p'--> o, where s' has p-facts of its own
             nodes, preds = index.inbound(oi)
-            for node, pred in zip(nodes.tolist(), preds.tolist()):
-                if pred != p and context.has_facts(index.entities[node]):
-                    fact = Fact(index.entities[node], context.predicate, source.o)
-                    found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
+            keep = (preds != p) & context.subjects_mask[nodes]
+            for node, pred in zip(nodes[keep].tolist(), preds[keep].tolist()):
+                fact = Fact(index.entities[node], context.predicate, source.o)
+                found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
         return found
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
@@ -63,8 +64,10 @@ class LocalClosedWorld(NegativeSampler):
 
     def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         per_source = [self.candidates(context, source) for source in sources]
+        subjects = {neg.fact.s for c in per_source for neg in c if neg.detail["side"] == "subject"}
         context.load_types({x for c in per_source for neg in c for x in (neg.fact.s, neg.fact.o)}
-                           | {x for f in sources for x in (f.s, f.o)})
+                           | {x for f in sources for x in (f.s, f.o)}
+                           | {o for s in subjects for o in context.objects_of(s)})
         typed = [[neg for neg in c if _type_ok(context, neg)] for c in per_source]
         return round_robin(typed, n, context, rng)
 
@@ -72,4 +75,8 @@ class LocalClosedWorld(NegativeSampler):
 def _type_ok(context: NegativeContext, negative: Negative) -> bool:
     if negative.detail["side"] == "object":
         return context.type_consistent(negative.source.o, negative.fact.o)
-    return context.type_consistent(negative.source.s, negative.fact.s, side="subject")
+    # s' must look like s, and o like one of the objects s' already has: the object side asks the
+    # same of o' (the source's o is a known object of s). Without it "born in London" passed for
+    # someone known to be born in Buckingham Palace.
+    return (context.type_consistent(negative.source.s, negative.fact.s, side="subject")
+            and any(context.type_consistent(known, negative.fact.o) for known in context.objects_of(negative.fact.s)))

@@ -20,7 +20,7 @@ from itertools import islice
 import numpy as np
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, round_robin
+from .base import NegativeContext, NegativeSampler, round_robin, sorted_member
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
@@ -47,7 +47,7 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             found.add((step,))
     if max_length >= 2:
         # s -a-> x and o -c-> x, so x -(-c)-> o
-        common = np.unique(s_nodes[_member(s_nodes, o_nodes)])
+        common = np.unique(s_nodes[sorted_member(s_nodes, o_nodes)])
         for x in common[(common != s) & (common != o)][:MAX_MIDDLE].tolist():
             for a in _steps_at(s_nodes, s_steps, x):
                 for c in _steps_at(o_nodes, o_steps, x):
@@ -63,7 +63,7 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             if explored > MAX_MIDDLE or len(found) > MAX_PATHS * 4:
                 break
             x_nodes, x_steps = index.steps(x)
-            hit = _member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
+            hit = sorted_member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
             if not hit.any():
                 continue
             first = _steps_at(s_nodes, s_steps, x)
@@ -91,15 +91,6 @@ def _neighbourhood(index, node: int, memo: dict | None) -> tuple[np.ndarray, np.
     if memo is not None and nodes.size > MEMO_DEGREE:
         memo[node] = result
     return result
-
-
-def _member(values: np.ndarray, sorted_nodes: np.ndarray) -> np.ndarray:
-    """Which ``values`` occur in ``sorted_nodes`` (binary search: cheap when the list is a hub's)."""
-    if sorted_nodes.size == 0:
-        return np.zeros(values.shape, dtype=bool)
-    at = np.searchsorted(sorted_nodes, values.astype(sorted_nodes.dtype, copy=False))
-    at[at >= sorted_nodes.size] = 0
-    return sorted_nodes[at] == values
 
 
 def _steps_at(nodes: np.ndarray, steps: np.ndarray, node: int) -> list[int]:

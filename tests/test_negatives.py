@@ -1,0 +1,110 @@
+"""What the shared checks of the negative samplers refuse: objects next to a known object of the
+false fact's subject (one link away, or a co-object: both objects of one subject through one
+predicate), and, for LCWA's subject side, objects unlike those the new subject already has.
+On a hand-made KB, and rechecked from DBpedia50's raw file on generated scenarios."""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from conftest import DBPEDIA_NT
+from generators.facts import Fact
+from generators.negatives import NegativeContext, sampler
+from generators.negatives.base import sorted_member
+from generators.random_state import stream
+from generators.scenario import generate
+from generators.spec import ScenarioSpec
+from sparql import profiles
+from sparql.adjacency import adjacency
+from sparql.loading import load_files
+from sparql.store import open_store
+
+EX = "http://example.org/"
+BORN = EX + "born"
+# Ann is born in Mumbai and in British India: the KB's only hint that one contains the other.
+PLACES_KB = """@prefix ex: <http://example.org/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:Place rdfs:subClassOf ex:Thing . ex:Person rdfs:subClassOf ex:Thing .
+ex:City rdfs:subClassOf ex:Place . ex:Building rdfs:subClassOf ex:Place .
+ex:mumbai a ex:City . ex:pune a ex:City . ex:delhi a ex:City . ex:london a ex:City .
+ex:britishIndia a ex:City . ex:palace a ex:Building .
+ex:ann a ex:Person ; ex:born ex:mumbai , ex:britishIndia .
+ex:bob a ex:Person ; ex:born ex:mumbai ; ex:died ex:britishIndia , ex:pune .
+ex:cat a ex:Person ; ex:born ex:palace ; ex:buried ex:london .
+ex:eve a ex:Person ; ex:born ex:delhi ; ex:buried ex:london .
+ex:dan a ex:Person ; ex:born ex:london .
+"""
+
+
+@pytest.fixture
+def context(tmp_path):
+    path = tmp_path / "places.ttl"
+    path.write_text(PLACES_KB)
+    store = open_store(None)
+    load_files(store, [path], progress=False)
+    spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
+    pairs = set(profiles.predicate_facts(store, BORN))
+    return NegativeContext(store=store, spec=spec, adjacency=adjacency(store), kb_pairs=pairs)
+
+
+def test_a_co_object_of_a_known_object_is_refused(context):
+    assert not context.acceptable(Fact(EX + "bob", BORN, EX + "britishIndia"))  # co-object of Mumbai (Ann)
+    assert context.acceptable(Fact(EX + "bob", BORN, EX + "pune"))  # no one has Pune and Mumbai together
+
+
+def test_co_objects_need_the_same_predicate_on_both_sides(context):
+    index = context.adjacency
+    node = lambda name: index.id(EX + name)  # noqa: E731
+    assert context.co_objects(node("mumbai"), node("britishIndia"))  # Ann born in both
+    assert context.co_objects(node("pune"), node("britishIndia"))  # Bob died in both
+    assert not context.co_objects(node("mumbai"), node("pune"))  # Bob: born in one, died in the other
+
+
+def test_lcwa_subject_side_wants_an_object_like_the_new_subjects_own(context):
+    made = sampler("lcwa").sample(context, [Fact(EX + "dan", BORN, EX + "london")], 5, stream(0, "test"))
+    pairs = {n.fact.pair for n in made}
+    assert (EX + "eve", EX + "london") in pairs  # Eve is born in a city: London is like it
+    assert (EX + "cat", EX + "london") not in pairs  # Cat is born in a building, and London contains it
+
+
+def test_sorted_member():
+    values = np.array([5, 1, 9, 3], dtype=np.int64)
+    assert sorted_member(values, np.array([1, 3, 4], dtype=np.int64)).tolist() == [False, True, False, True]
+    assert sorted_member(values, np.array([], dtype=np.int64)).tolist() == [False] * 4
+
+
+# --- DBpedia50: recheck from the raw file ---------------------------------------------------------------
+LINE = re.compile(r"^<([^>]*)> <([^>]*)> <([^>]*)> \.$")
+BIRTH_PLACE = "http://dbpedia.org/ontology/birthPlace"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
+
+@lru_cache(maxsize=None)
+def raw_links() -> tuple[dict, dict]:
+    """Objects of each subject by predicate, and (subject, predicate) holders of each object."""
+    objects, holders = defaultdict(set), defaultdict(set)
+    for line in DBPEDIA_NT.read_text(encoding="utf-8").splitlines():
+        m = LINE.match(line)
+        if m and m.group(2) != RDF_TYPE:
+            s, p, o = m.groups()
+            objects[(s, p)].add(o)
+            holders[o].add((s, p))
+    return objects, holders
+
+
+@pytest.mark.parametrize("ambiguous", ["lcwa", "random_walk"])
+def test_no_false_fact_is_a_co_object_of_a_known_one(dbpedia_store, ambiguous):
+    size = 100 if ambiguous == "lcwa" else 300
+    scenario = generate(dbpedia_store, ScenarioSpec(BIRTH_PLACE, size=size, transparency=0.0,
+                                                    ambiguous=ambiguous, seed=3))
+    objects, holders = raw_links()
+    false = [item.fact for item in scenario.test if not item.label]
+    assert len(false) == size // 2
+    for fact in false:
+        for known in objects[(fact.s, BIRTH_PLACE)]:
+            shared = holders[fact.o] & holders[known]
+            assert not shared, f"{fact.s} born in {fact.o}, a co-object of the known {known} through {shared}"
