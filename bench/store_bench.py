@@ -11,10 +11,12 @@ For each input file, each step runs in its own subprocess (so that peak memory, 
   triples/s and its throughput relative to raw (target >= 0.8); ``len(store)`` (which
   ``load_files`` calls twice) and the file digest are timed on their own for the breakdown;
 * **optimize**: ``store.db.optimize()`` on a copy of the loaded store;
-* **profile** on the loaded store, without and with the optimize step: a full
-  ``profiles.predicate_profiles`` (cache cleared, ``FACTFORGE_CACHE`` a temporary folder), then
-  ``profiles.fact_popularity`` of the most frequent non-schema predicate; each template query
-  is timed (sum over its batches) so the slow one shows.
+* **profile** on the loaded store, statistics caches cleared (``FACTFORGE_CACHE`` a temporary
+  folder): a full ``profiles.predicate_profiles``, then the adjacency index built, written and
+  read back, then ``profiles.fact_popularity`` of the most frequent non-schema predicate. Once
+  from the quad table the load left, once with that table removed (the loaded file is scanned
+  again), and with ``--aggregate`` by SPARQL aggregates alone, without and with the optimize
+  step; each template query is timed (sum over its batches) so the slow one shows.
 
 Figures are printed as Markdown and written as JSON (``bench/out/store_bench.json`` unless
 ``--json``); nothing is asserted.
@@ -115,20 +117,43 @@ def _timed_select(store, log: dict, phase: str):
     store.select = select
 
 
-def worker_profile(store_dir: str, popularity: bool) -> dict:
-    from sparql import profiles
+def worker_profile(store_dir: str, popularity: bool, mode: str = "table") -> dict:
+    """``mode``: "table" (the quad table the load left), "scan" (no table: the loaded file is
+    scanned again) or "aggregate" (SPARQL aggregate queries only, as before the table existed)."""
+    from sparql import adjacency, profiles, scan
     from sparql.store import open_store
 
-    shutil.rmtree(Path(store_dir) / "cache", ignore_errors=True)  # the store's own cache folder
+    for entry in (Path(store_dir) / "cache").glob("*"):  # the store's own caches
+        if entry.name != "quads" or mode == "scan":
+            shutil.rmtree(entry, ignore_errors=True)
     store = open_store(store_dir)
-    result: dict = {}
+    result: dict = {"mode": mode}
     log: dict = {}
     _timed_select(store, log, "profile_queries")
     started = time.perf_counter()
-    profs = profiles.predicate_profiles(store)
+    cpu = time.process_time()
+    if mode == "aggregate":
+        profs = profiles._compute_profiles(store, False, use_table=False)
+    else:
+        result["table_found"] = scan.kb_table(store) is not None
+        result["table_seconds"] = time.perf_counter() - started
+        profs = profiles.predicate_profiles(store)
     result["profile_seconds"] = time.perf_counter() - started
+    result["profile_cpu_seconds"] = time.process_time() - cpu
     result["profile_queries"] = log
     result["predicates"] = len(profs)
+    if mode != "aggregate":
+        started = time.perf_counter()
+        index = adjacency.build(store)
+        result["adjacency_build_seconds"] = time.perf_counter() - started
+        target = Path(tempfile.mkdtemp(prefix="ff-adjacency-")) / adjacency.FILE
+        adjacency._write(index, target)
+        del index
+        started = time.perf_counter()
+        adjacency._read(target)
+        result["adjacency_read_seconds"] = time.perf_counter() - started
+        result["adjacency_bytes"] = target.stat().st_size
+        shutil.rmtree(target.parent, ignore_errors=True)
     content = [p for p in profs if not p["schema"]]
     if popularity and content:
         top = content[0]
@@ -198,13 +223,16 @@ def bench_file(file: Path, args) -> dict:
             say(f"[{file.name}] optimize ...")
             out["optimize"] = run_worker("optimize", str(optimized), timeout=args.timeout)
         if not args.skip_profile:
-            both = not (args.skip_optimize or args.skip_optimized_profile)
-            variants = [("profile", loaded)] + ([("profile_optimized", optimized)] if both else [])
-            for name, where in variants:
+            variants = [("profile", loaded, "table"), ("profile_scan", loaded, "scan")]
+            if args.aggregate:
+                variants.append(("profile_aggregate", loaded, "aggregate"))
+                if not (args.skip_optimize or args.skip_optimized_profile):
+                    variants.append(("profile_optimized", optimized, "aggregate"))
+            for name, where, mode in variants:
                 say(f"[{file.name}] {name} ...")
                 shutil.rmtree(cache, ignore_errors=True)
                 cache.mkdir(parents=True)
-                out[name] = run_worker("profile", str(where), not args.skip_popularity, timeout=args.timeout,
+                out[name] = run_worker("profile", str(where), not args.skip_popularity, mode, timeout=args.timeout,
                                        env={"FACTFORGE_CACHE": str(cache)})
         return out
     finally:
@@ -233,25 +261,31 @@ def markdown(results: list[dict]) -> str:
             _f(_get(r, "load", "ratio_to_raw")), _f(_get(r, "load", "len_seconds")),
             _f(_get(r, "load", "digest_seconds")), _f((_get(r, "load", "disk_bytes") or 0) / 1e6, "{:.0f}"),
             _f(_get(r, "raw", "peak_mib"), "{:.0f}"), _f(_get(r, "load", "peak_mib"), "{:.0f}")))
-    lines += ["", "### Optimize and profiling (s; peak MiB)", "",
-              "| KB | optimize s | store MB after | full profile s (no opt / opt) | "
-              "fact_popularity s (no opt / opt) | predicate, facts | peak MiB optimize / profile / profile-opt |",
-              "|---|---:|---:|---:|---:|---|---:|"]
+    lines += ["", "### Profiles and the adjacency index (s; peak MiB)", "",
+              "| KB | source | quad table s | full profile s (cpu s) | adjacency build s | adjacency read s | "
+              "fact_popularity s | peak MiB |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    sources = {"profile": "table from the load", "profile_scan": "file scanned again",
+               "profile_aggregate": "SPARQL aggregates", "profile_optimized": "SPARQL aggregates, optimized store"}
     for r in results:
-        lines.append("| {} | {} | {} | {} / {} | {} / {} | {} | {} / {} / {} |".format(
+        for step, source in sources.items():
+            if step not in r:
+                continue
+            lines.append("| {} | {} | {} | {} ({}) | {} | {} | {} | {} |".format(
+                Path(r["file"]).name, source, _f(_get(r, step, "table_seconds")), _f(_get(r, step, "profile_seconds")),
+                _f(_get(r, step, "profile_cpu_seconds")), _f(_get(r, step, "adjacency_build_seconds")),
+                _f(_get(r, step, "adjacency_read_seconds")), _f(_get(r, step, "popularity_seconds")),
+                _f(_get(r, step, "peak_mib"), "{:.0f}")))
+    lines += ["", "| KB | optimize s | store MB after | peak MiB |", "|---|---:|---:|---:|"]
+    for r in results:
+        lines.append("| {} | {} | {} | {} |".format(
             Path(r["file"]).name, _f(_get(r, "optimize", "seconds")),
             _f((_get(r, "optimize", "disk_bytes") or 0) / 1e6 if r.get("optimize") else None, "{:.0f}"),
-            _f(_get(r, "profile", "profile_seconds")), _f(_get(r, "profile_optimized", "profile_seconds")),
-            _f(_get(r, "profile", "popularity_seconds")), _f(_get(r, "profile_optimized", "popularity_seconds")),
-            "{}, {}".format(_get(r, "profile", "popularity_predicate") or "—",
-                            _f(_get(r, "profile", "popularity_facts"), "{:,}")),
-            _f(_get(r, "optimize", "peak_mib"), "{:.0f}"), _f(_get(r, "profile", "peak_mib"), "{:.0f}"),
-            _f(_get(r, "profile_optimized", "peak_mib"), "{:.0f}")))
+            _f(_get(r, "optimize", "peak_mib"), "{:.0f}")))
     lines += ["", "### Per template query (s, summed over batches; calls) — no opt / opt", "",
               "| KB | template | calls | no opt s | opt s |", "|---|---|---:|---:|---:|"]
     for r in results:
         for section in ("profile_queries", "popularity_queries"):
-            plain = _get(r, "profile", section) or {}
+            plain = _get(r, "profile_aggregate", section) or _get(r, "profile", section) or {}
             opt = _get(r, "profile_optimized", section) or {}
             for name in plain:
                 lines.append("| {} | {} | {} | {} | {} |".format(
@@ -274,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time optimize, but profile the un-optimized store only (halves the profiling time)")
     parser.add_argument("--skip-profile", action="store_true", help="loading figures only")
     parser.add_argument("--skip-popularity", action="store_true", help="profile only, no fact_popularity")
+    parser.add_argument("--aggregate", action="store_true",
+                        help="also profile by SPARQL aggregates alone (230 s at 10M triples), on the optimized store too")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds a step may take (default 1800)")
     parser.add_argument("--tmp", default=None, help="where the temporary stores go (default: the system's)")
     parser.add_argument("--json", type=Path, default=OUT / "store_bench.json")

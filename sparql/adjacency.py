@@ -2,23 +2,25 @@
 
 Path enumeration, random walks, embeddings and the "is this pair linked?" checks would cost one
 query per entity, or a slow SPARQL path query per pair (seconds each on a 10M-triple KB). Instead
-the links of all non-schema predicates to non-literals are read once, per predicate, into
-compressed sparse rows (out-links and in-links), and saved as ``adjacency.npz`` in the KB's cache
-folder. Later runs load the arrays in a fraction of a second.
+the links of all non-schema predicates to non-literals are read once into compressed sparse rows
+(out-links and in-links), from the KB's quad table (``scan``) when it has one, else by SPARQL, and
+saved as ``adjacency.npz`` in the KB's cache folder with both views, so that reading it back sorts
+nothing and builds no dict.
 """
 from __future__ import annotations
 
-import os
-import tempfile
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from pyoxigraph import Literal
 from tqdm import tqdm
 
-from .cache import StatsCache
+from .cache import StatsCache, write_npz
 from .profiles import predicate_profiles
+from .scan import QuadTable, kb_table, unique
 from .store import Store
 from .terms import iri
 
@@ -28,25 +30,34 @@ _LOADED: dict[str, "Adjacency"] = {}  # the index last used in this process, by 
 
 @dataclass
 class Adjacency:
-    entities: list[str]
+    entities: list[str]  # sorted, so an id is found by bisection without a dict of millions of keys
     predicates: list[str]
     src: np.ndarray  # int32, links sorted by (src, pred, dst)
     pred: np.ndarray
     dst: np.ndarray
+    # The in-link view, saved with the index: sorting it again took 3.8 s of a 5.8 s read at 10M.
+    in_src: np.ndarray | None = None  # links sorted by (dst, pred, src)
+    in_pred: np.ndarray | None = None
+    in_ptr: np.ndarray | None = None
+    out_ptr: np.ndarray | None = None
 
     def __post_init__(self):
-        self.index = {e: i for i, e in enumerate(self.entities)}
         self.pindex = {p: i for i, p in enumerate(self.predicates)}
         n = len(self.entities)
-        self.out_ptr = _pointers(self.src, n)
-        order = np.lexsort((self.src, self.pred, self.dst))
-        self.in_src = self.src[order]
-        self.in_pred = self.pred[order]
-        self.in_ptr = _pointers(self.dst[order], n)
+        if self.out_ptr is None:
+            self.out_ptr = _pointers(self.src, n)
+        if self.in_src is None or self.in_pred is None or self.in_ptr is None:
+            self.in_src, self.in_pred, in_dst = _by_target(self.src, self.pred, self.dst, n, len(self.predicates))
+            self.in_ptr = _pointers(in_dst, n)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {e: i for i, e in enumerate(self.entities)}
 
     # --- lookups ------------------------------------------------------------------------------
     def id(self, entity: str) -> int | None:
-        return self.index.get(entity)
+        at = bisect_left(self.entities, entity)
+        return at if at < len(self.entities) and self.entities[at] == entity else None
 
     def out(self, node: int) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = self.out_ptr[node], self.out_ptr[node + 1]
@@ -76,7 +87,7 @@ class Adjacency:
         return others[lo + np.searchsorted(run, key, "left"): lo + np.searchsorted(run, key, "right")]
 
     def has_link(self, s: str, p: str, o: str) -> bool:
-        si, oi, pi = self.index.get(s), self.index.get(o), self.pindex.get(p)
+        si, oi, pi = self.id(s), self.id(o), self.pindex.get(p)
         if si is None or oi is None or pi is None:
             return False
         targets = self.follow(si, pi + 1)  # sorted by node id
@@ -85,7 +96,7 @@ class Adjacency:
 
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
         """Every direct link between a and b, either way, as (subject, predicate, object)."""
-        ai, bi = self.index.get(a), self.index.get(b)
+        ai, bi = self.id(a), self.id(b)
         if ai is None or bi is None:
             return []
         found = []
@@ -109,13 +120,32 @@ class Adjacency:
         return int(self.src.size)
 
 
+def _by_target(src, pred, dst, n: int, n_predicates: int):
+    """The links sorted by (dst, pred, src): packed into one int64 and sorted by value when they
+    fit (a plain sort, 5x faster than a stable argsort at 8M links)."""
+    width, pwidth = max(n, 1).bit_length(), max(n_predicates, 1).bit_length()
+    if 2 * width + pwidth > 63:
+        order = np.lexsort((src, pred, dst))
+        return src[order], pred[order], dst[order]
+    key = (dst.astype(np.int64) << np.int64(width + pwidth)) | (pred.astype(np.int64) << np.int64(width)) | src
+    key.sort()
+    mask = (1 << width) - 1
+    return ((key & mask).astype(src.dtype), ((key >> np.int64(width)) & ((1 << pwidth) - 1)).astype(pred.dtype),
+            (key >> np.int64(width + pwidth)).astype(dst.dtype))
+
+
 def _pointers(sorted_ids: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(sorted_ids, minlength=n) if sorted_ids.size else np.zeros(n, dtype=np.int64)
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
-def build(store: Store, *, progress: bool = False) -> Adjacency:
+def build(store: Store, *, progress: bool = False, use_table: bool = True) -> Adjacency:
+    """From the KB's quad table when it has one (seconds at 10M triples), else by one query per
+    predicate (minutes at 10M); ``use_table=False`` forces the queries."""
     predicates = sorted(p["predicate"] for p in predicate_profiles(store) if not p["schema"])
+    table = kb_table(store) if use_table else None
+    if table is not None:
+        return _from_table(table, predicates)
     triples: list[tuple[str, int, str]] = []
     for pid, predicate in enumerate(tqdm(predicates, desc="adjacency", disable=not progress, leave=False)):
         for row in store.select("predicate_facts", predicate=iri(predicate)):
@@ -128,6 +158,40 @@ def build(store: Store, *, progress: bool = False) -> Adjacency:
     dst = np.fromiter((index[t[2]] for t in triples), dtype=np.int32, count=len(triples))
     order = np.lexsort((dst, pred, src))
     return Adjacency(entities, predicates, src[order], pred[order], dst[order])
+
+
+def _from_table(table: QuadTable, predicates: list[str]) -> Adjacency:
+    """The same index from the KB's quad table: the distinct (s, p, o) of content predicates with a
+    non-literal object, entities numbered in IRI order."""
+    n = len(table.terms)
+    pid = np.full(n, -1, dtype=np.int64)
+    ids = table.predicate_ids()
+    for i, predicate in enumerate(predicates):
+        term = ids.get(predicate)
+        if term is not None:
+            pid[term] = i
+    pred = pid[table.p]
+    keep = (pred >= 0) & ~table.is_literal()[table.o]
+    s, pred, o = table.s[keep].astype(np.int64), pred[keep], table.o[keep].astype(np.int64)
+    terms = unique(np.concatenate([s, o]))
+    values = [table.terms[t][1:-1] for t in terms.tolist()]
+    order = sorted(range(len(values)), key=values.__getitem__)  # UTF-8 byte order is code point order
+    rank = np.zeros(n, dtype=np.int64)
+    rank[terms[order]] = np.arange(len(order))
+    src, dst = rank[s], rank[o]
+    width, pwidth = max(len(order), 1).bit_length(), max(len(predicates), 1).bit_length()
+    if 2 * width + pwidth <= 63:  # one int64 key: a single sort, distinct over graphs
+        key = unique((src << np.int64(width + pwidth)) | (pred << np.int64(width)) | dst)
+        src = key >> np.int64(width + pwidth)
+        pred, dst = (key >> np.int64(width)) & ((1 << pwidth) - 1), key & ((1 << width) - 1)
+    else:
+        order3 = np.lexsort((dst, pred, src))
+        src, pred, dst = src[order3], pred[order3], dst[order3]
+        keep = np.ones(src.size, dtype=bool)
+        keep[1:] = (np.diff(src) != 0) | (np.diff(pred) != 0) | (np.diff(dst) != 0)
+        src, pred, dst = src[keep], pred[keep], dst[keep]
+    entities = [values[i].decode() for i in order]
+    return Adjacency(entities, predicates, src.astype(np.int32), pred.astype(np.int32), dst.astype(np.int32))
 
 
 def adjacency(store: Store, *, progress: bool = False) -> Adjacency:
@@ -154,20 +218,14 @@ def adjacency(store: Store, *, progress: bool = False) -> Adjacency:
 
 
 def _write(index: Adjacency, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    os.close(handle)
-    try:
-        with open(tmp, "wb") as out:
-            np.savez(out, entities=np.frombuffer("\n".join(index.entities).encode(), dtype=np.uint8),
-                     predicates=np.frombuffer("\n".join(index.predicates).encode(), dtype=np.uint8),
-                     src=index.src, pred=index.pred, dst=index.dst)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    write_npz(path, entities=np.frombuffer("\n".join(index.entities).encode(), dtype=np.uint8),
+              predicates=np.frombuffer("\n".join(index.predicates).encode(), dtype=np.uint8),
+              src=index.src, pred=index.pred, dst=index.dst, in_src=index.in_src, in_pred=index.in_pred,
+              in_ptr=index.in_ptr, out_ptr=index.out_ptr)
 
 
 def _read(path: Path) -> Adjacency:
     with np.load(path) as data:
         text = lambda key: data[key].tobytes().decode().split("\n") if data[key].size else []  # noqa: E731
-        return Adjacency(text("entities"), text("predicates"), data["src"], data["pred"], data["dst"])
+        views = {key: data[key] for key in ("in_src", "in_pred", "in_ptr", "out_ptr") if key in data}
+        return Adjacency(text("entities"), text("predicates"), data["src"], data["pred"], data["dst"], **views)

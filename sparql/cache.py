@@ -73,3 +73,18 @@ class StatsCache:
             except OSError:
                 pass  # a read-only cache still answers, it just recomputes next time
         return value
+
+
+def write_npz(path: Path, **arrays) -> None:
+    """numpy arrays to ``path`` (uncompressed .npz: read back at disk speed), written aside and renamed."""
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        with open(tmp, "wb") as out:
+            np.savez(out, **arrays)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

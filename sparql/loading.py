@@ -4,7 +4,8 @@ Files go through pyoxigraph's bulk loader (the fastest path it has), read throug
 drives the progress bar and hashes the decompressed bytes for the fingerprint. On disk, the
 database is snapshotted first (hard links, nearly free); if any file fails, the snapshot is put
 back, so a failed load leaves the store exactly as it was. In memory, the transactional
-``Store.load`` gives the same guarantee.
+``Store.load`` gives the same guarantee. A plain N-Triples/N-Quads file loaded on disk is also
+read into a quad table (``scan``) by a second thread, for the profiles and the adjacency index.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import hashlib
 import io
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ FORMATS = {
     "n3": ox.RdfFormat.N3,
 }
 COMPRESSIONS = {".gz": gzip.open, ".bz2": bz2.open}
+SCAN_WHILE_LOADING = 32 << 20  # bytes: from this size a file's quad table is made during its load
 _POSITION = re.compile(r"line (\d+)(?: column (\d+))?")
 
 
@@ -130,8 +133,11 @@ def file_digest(path: Path) -> str:
 
 def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, graph: str | None = None,
                rdf_format: str | None = None, progress: bool = True, lenient: bool = False,
-               origin: dict | None = None, count: bool | None = None) -> LoadReport:
+               origin: dict | None = None, count: bool | None = None, table: bool = True) -> LoadReport:
     """Load RDF files into ``store`` (into ``graph`` when given); all or nothing.
+
+    ``table``: also read plain N-Triples/N-Quads files into a quad table on the side (``scan``);
+    without it, the first profile reads the file again (if it is still there) or asks the store.
 
     ``count`` fills the report's before/after triple counts. By default only in memory: on disk
     each count is a full scan (18 s at 10M triples, a tenth of the load).
@@ -159,7 +165,7 @@ def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, grap
     meta = store.meta()
     try:
         for path, fmt in plan:
-            entry = _load_one(store, path, fmt, target, progress, lenient)
+            entry = _load_one(store, path, fmt, target, progress, lenient, table)
             if origin:
                 entry.update(origin)
             report.files.append(entry)
@@ -179,29 +185,90 @@ def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, grap
     return report
 
 
-def _load_one(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, graph, progress: bool, lenient: bool) -> dict:
+def _load_one(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, graph, progress: bool, lenient: bool,
+              table: bool = True) -> dict:
     size = path.stat().st_size
     bar = tqdm(total=size, unit="B", unit_scale=True, desc=f"loading {path.name}",
                disable=not progress, leave=False)
-    reader = _HashingReader(path, bar)
+    kwargs = dict(format=fmt, base_iri=path.resolve().as_uri(), lenient=lenient)
+    if graph is not None and fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
+        kwargs["to_graph"] = graph
+    entry = {"file": str(path), "graph": graph.value if graph else None, "format": fmt.file_extension}
+    if lenient:
+        entry["lenient"] = True
     try:
-        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
-        kwargs = dict(format=fmt, base_iri=path.resolve().as_uri(), lenient=lenient)
-        if graph is not None and fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
-            kwargs["to_graph"] = graph
-        if store.db_path is None:
-            store.db.load(buffered, **kwargs)
+        if table and _scans_while_loading(store, path, fmt, lenient):
+            entry["sha256"] = _load_and_scan(store, path, fmt, kwargs, entry, bar)
         else:
-            store.db.bulk_load(buffered, **kwargs)
+            entry["sha256"] = _load_read(store, path, kwargs, bar)
     except SyntaxError as error:
         raise LoadError(_syntax_message(path, error)) from None
     except (EOFError, gzip.BadGzipFile, OSError, ValueError) as error:
         raise LoadError(f"{path}: cannot read ({error})") from None
     finally:
-        reader.close()
         bar.close()
-    return {"file": str(path), "sha256": reader.sha256.hexdigest(), "graph": graph.value if graph else None,
-            "format": fmt.file_extension}
+    return entry
+
+
+def _load_read(store: EmbeddedStore, path: Path, kwargs: dict, bar) -> str:
+    reader = _HashingReader(path, bar)
+    try:
+        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
+        if store.db_path is None:
+            store.db.load(buffered, **kwargs)
+        else:
+            store.db.bulk_load(buffered, **kwargs)
+    finally:
+        reader.close()
+    return reader.sha256.hexdigest()
+
+
+def _scans_while_loading(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, lenient: bool) -> bool:
+    """Plain N-Triples/N-Quads files on disk are also read into a quad table (``scan``), so that
+    profiles and the adjacency index need not read the store back (minutes at 10M triples).
+    Small files are left to the first profile, which scans them in well under a second: here the
+    fixed cost (numpy's import, a thread) would be a fifth of their load."""
+    return (store.db_path is not None and not lenient and path.suffix.lower() not in COMPRESSIONS
+            and fmt in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS) and path.stat().st_size >= SCAN_WHILE_LOADING)
+
+
+def _load_and_scan(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, kwargs: dict, entry: dict, bar) -> str:
+    """Bulk load from the path (pyoxigraph then holds no GIL) while a thread scans the same file
+    on the other core, hashing it and moving the progress bar: the table costs little wall time."""
+    from . import scan
+
+    found: dict = {}
+    cancelled = threading.Event()
+
+    def step(n: int) -> None:
+        if cancelled.is_set():  # the load failed: stop reading at the next chunk
+            raise scan.Unsupported("load failed")
+        bar.update(n)
+
+    def work():
+        try:
+            found["table"] = scan.scan(path, fmt, entry["graph"], base_iri=kwargs["base_iri"],
+                                       progress=step, digest=found.setdefault("digest", hashlib.sha256()))
+        except Exception:  # noqa: BLE001 - the table is an optimization: without it, profiles ask the store
+            found.pop("table", None)
+
+    thread = threading.Thread(target=work, name="factforge-scan", daemon=True)
+    thread.start()
+    try:
+        store.db.bulk_load(path=str(path), **kwargs)
+    except BaseException:
+        cancelled.set()
+        raise
+    finally:
+        thread.join()
+    if "table" in found:
+        digest = found["digest"].hexdigest()
+        try:
+            scan.save(found["table"], scan.table_path(store, {**entry, "sha256": digest}))
+        except OSError:
+            pass  # profiles then scan again, or ask the store
+        return digest
+    return file_digest(path)  # the scan stopped early (blank nodes): hash the whole file
 
 
 def _remove_tree(path: Path) -> None:

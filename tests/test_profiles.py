@@ -94,3 +94,41 @@ def test_unknown_and_malformed_predicates(dbpedia_store):
         profiles.predicate_profile(dbpedia_store, "dbo:noSuchPredicate")
     with pytest.raises(UnknownPredicate, match="predicate: .*not a valid absolute IRI"):
         profiles.predicate_profile(dbpedia_store, "birth place")
+
+
+# --- the quad-table path (scan + quadstats) against the aggregate queries -------------------------------
+def test_table_profiles_equal_the_aggregate_queries_on_dbpedia(dbpedia_store):
+    from sparql.scan import kb_table
+
+    assert kb_table(dbpedia_store) is not None  # the fast path is the one under test
+    assert profiles._compute_profiles(dbpedia_store, False) == profiles._compute_profiles(
+        dbpedia_store, False, use_table=False)
+
+
+def test_table_profiles_equal_the_aggregate_queries_on_the_demo_kb(tmp_path):
+    from importlib import resources
+
+    from sparql.loading import load_files
+    from sparql.scan import kb_table
+    from sparql.store import open_store
+
+    store = open_store(tmp_path / "demo")
+    load_files(store, [resources.files("sparql") / "demo" / "demo.ttl"], progress=False)
+    load_files(store, [DBPEDIA_NT], graph="http://example.org/graph/copy", progress=False)  # same triples twice
+    assert kb_table(store) is not None
+    assert profiles._compute_profiles(store, False) == profiles._compute_profiles(store, False, use_table=False)
+
+
+def test_blank_nodes_fall_back_to_the_aggregate_queries(tmp_path):
+    from sparql.loading import load_files
+    from sparql.scan import kb_table
+    from sparql.store import open_store
+
+    source = tmp_path / "b.nt"
+    source.write_text('<http://example.org/a> <http://example.org/p> _:x .\n'
+                      '_:x <http://example.org/p> <http://example.org/c> .\n', encoding="utf-8")
+    store = open_store(tmp_path / "kb")
+    load_files(store, [source], progress=False)
+    assert kb_table(store) is None
+    [profile] = profiles.predicate_profiles(store)
+    assert (profile["facts"], profile["subjects"], profile["objects"]) == (2, 2, 2)

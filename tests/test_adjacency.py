@@ -1,0 +1,111 @@
+"""The adjacency index and the quad table it is built from: the same arrays whether built from the
+table or by SPARQL, a lossless cache file, and a table that mirrors the store quad for quad."""
+import numpy as np
+import pyoxigraph as ox
+import pytest
+
+from sparql import adjacency, scan
+from sparql.loading import load_files
+from sparql.store import open_store
+
+ARRAYS = ("src", "pred", "dst", "in_src", "in_pred", "in_ptr", "out_ptr")
+
+# Lines the plain-line reader must leave to the parser, and literals the store rewrites.
+TRICKY = r'''# a comment
+<http://a/s> <http://a/p> "01"^^<http://www.w3.org/2001/XMLSchema#integer> .
+<http://a/s> <http://a/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <http://g/1> .
+<http://a/s> <http://a/p> "1.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .
+<http://a/s> <http://a/p> "1"^^<http://www.w3.org/2001/XMLSchema#boolean> .
+
+<http://a/s> <http://a/p> "x y"@EN .
+<http://a/s> <http://a/p> "x y"@en <http://g/2> .
+<http://a/s> <http://a/p> "caf\u00E9" .
+<http://a/s> <http://a/p> "café" .
+<http://a/s>	<http://a/p>   <http://a/o> .
+<http://a/s> <http://a/p> <http://a/o> . # trailing comment
+<http://a/s> <http://a/p> <http://a/o> <http://g/1> .
+<http://a/s> <http://a/p> "a <b>"^^<http://a/dt> .
+<http://a/s> <http://a/p> "a <b>" <http://g/1> .
+<http://a/s> <http://a/p> "a . # b" .
+<http://a/s> <http://a/p> "x"^^<http://www.w3.org/2001/XMLSchema#string> <http://g/1> .
+<http://a/s> <http://a/p> "x" <http://g/1> .
+<http://a/s> <http://a/\u0070> "tab	in" .
+<http://a/s> <http://a/p> "2001-01-01T00:00:00+00:00"^^<http://www.w3.org/2001/XMLSchema#dateTime> .
+<http://a/s> <http://a/p> "2001-02-30"^^<http://www.w3.org/2001/XMLSchema#date> .
+<http://a/s> <http://a/p> "0099"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<http://a/s> <http://a/p> "q\"uote" .
+<http://a/s> <http://a/p> "q\"uote" .
+'''
+
+
+def quads_of(store):
+    return {tuple(str(t) for t in (q.subject, q.predicate, q.object))
+            + (None if isinstance(q.graph_name, ox.DefaultGraph) else str(q.graph_name),) for q in store.db}
+
+
+def quads_in(table):
+    terms = [t.decode() for t in table.terms]
+    return {(terms[s], terms[p], terms[o], terms[g] if g >= 0 else None)
+            for s, p, o, g in zip(table.s.tolist(), table.p.tolist(), table.o.tolist(), table.g.tolist())}
+
+
+def test_the_table_mirrors_the_store_quad_for_quad(tmp_path):
+    source = tmp_path / "tricky.nq"
+    source.write_text(TRICKY, encoding="utf-8")
+    other = tmp_path / "same.nt"
+    other.write_text('<http://a/s> <http://a/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n', encoding="utf-8")
+    store = open_store(tmp_path / "kb")
+    load_files(store, [source], progress=False)
+    load_files(store, [other], graph="http://g/3", progress=False)
+    table = scan.kb_table(store)
+    assert table is not None and quads_in(table) == quads_of(store)
+    assert len(table.s) == len(store.db)
+
+
+def test_a_changed_file_is_not_read_for_its_old_load(tmp_path):
+    source = tmp_path / "kb.ttl"
+    source.write_text("<http://a/s> <http://a/p> <http://a/o> .\n", encoding="utf-8")
+    store = open_store(tmp_path / "kb")
+    load_files(store, [source], progress=False)  # Turtle: scanned later, from the file
+    source.write_text("<http://a/s> <http://a/p> <http://a/other> .\n", encoding="utf-8")
+    assert scan.kb_table(store) is None
+
+
+def test_index_from_the_table_equals_the_index_from_sparql(dbpedia_store):
+    assert scan.kb_table(dbpedia_store) is not None
+    fast = adjacency.build(dbpedia_store)
+    slow = adjacency.build(dbpedia_store, use_table=False)
+    assert fast.entities == slow.entities and fast.predicates == slow.predicates
+    for name in ARRAYS:
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+
+
+def test_the_cache_file_keeps_every_array(dbpedia_store, tmp_path):
+    index = adjacency.build(dbpedia_store)
+    adjacency._write(index, tmp_path / adjacency.FILE)
+    back = adjacency._read(tmp_path / adjacency.FILE)
+    assert back.entities == index.entities and back.predicates == index.predicates
+    for name in ARRAYS:
+        assert np.array_equal(getattr(back, name), getattr(index, name)), name
+
+
+@pytest.mark.parametrize("entity", ["http://dbpedia.org/resource/Albert_Einstein", "http://example.org/none", ""])
+def test_ids_by_bisection_agree_with_a_dict(dbpedia_store, entity):
+    index = adjacency.adjacency(dbpedia_store)
+    assert index.id(entity) == index.index.get(entity)
+    step = max(1, len(index.entities) // 500)
+    assert all(index.id(index.entities[i]) == i for i in range(0, len(index.entities), step))
+
+
+def test_a_plain_ntriples_load_leaves_its_table_and_the_same_digest(tmp_path, monkeypatch):
+    from conftest import DBPEDIA_NT, need
+    from sparql import loading
+    from sparql.loading import file_digest
+
+    monkeypatch.setattr(loading, "SCAN_WHILE_LOADING", 0)  # DBpedia50 is below the size that pays
+    store = open_store(tmp_path / "kb")
+    load_files(store, [need(DBPEDIA_NT)], graph="http://example.org/g", progress=False)
+    [entry] = store.meta()["loads"]
+    assert entry["sha256"] == file_digest(DBPEDIA_NT)
+    assert scan._existing_table(store, entry) is not None  # written by the load, not scanned later
+    assert quads_in(scan.kb_table(store)) == quads_of(store)
