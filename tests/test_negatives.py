@@ -71,6 +71,18 @@ def test_lcwa_subject_side_wants_an_object_like_the_new_subjects_own(context):
     assert (EX + "cat", EX + "london") not in pairs  # Cat is born in a building, and London contains it
 
 
+def test_lcwa_productive_sources(context):
+    """Which true facts would give an LCWA false fact, per side, without taking one (scenario pairing)."""
+    lcwa = sampler("lcwa")
+    sources = [Fact(EX + "bob", BORN, EX + "mumbai"), Fact(EX + "dan", BORN, EX + "london"),
+               Fact(EX + "ann", BORN, EX + "mumbai")]
+    # Bob died in Pune (a city, like Mumbai); Dan has no other link, but Eve (born in a city) is buried
+    # in London; Ann has no other link, and no one with birth facts links to Mumbai otherwise.
+    assert lcwa.productive(context, sources, sides=("object",)) == [True, False, False]
+    assert lcwa.productive(context, sources) == [True, True, False]
+    assert not context.used
+
+
 def test_sorted_member():
     values = np.array([5, 1, 9, 3], dtype=np.int64)
     assert sorted_member(values, np.array([1, 3, 4], dtype=np.int64)).tolist() == [False, True, False, True]

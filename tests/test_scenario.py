@@ -396,3 +396,52 @@ def test_too_many_lcwa_false_facts_names_the_knob(dbpedia_store):
         generate(dbpedia_store, ScenarioSpec(TEAM, size=400, transparency=0.0, ambiguous="lcwa", seed=1))
     assert caught.value.field == "transparency"
     assert re.search(r"made only \d+ of the 200 'lcwa' false facts", str(caught.value))
+
+
+@lru_cache(maxsize=None)
+def raw_other_links() -> frozenset[str]:
+    """Subjects with a link to an entity through a predicate other than birthPlace (the raw file)."""
+    found = set()
+    for line in DBPEDIA_NT.read_text(encoding="utf-8").splitlines():
+        m = LINE.match(line)
+        if m and m.group(2) not in (RDF_TYPE, BIRTH_PLACE) and m.group(3).startswith("<"):
+            found.add(m.group(1))
+    return frozenset(found)
+
+
+@pytest.mark.parametrize("size, c, seed", [(200, 0.0, 0), (200, 0.0, 2), (300, 0.5, 1)])
+def test_lcwa_false_facts_are_paired_with_true_facts_of_the_set(dbpedia_store, make, size, c, seed):
+    """An LCWA false fact is derived from a true fact of the set: at c < 1 the split's first k true facts
+    (k = its LCWA false facts) are ones whose subject gives an LCWA false fact, so no source is borrowed
+    from outside the scenario, and those subjects are not isolated once their true fact leaves R."""
+    scenario = make(predicate=BIRTH_PLACE, size=size, transparency=c, ambiguous="lcwa", seed=seed)
+    true = {(i.fact.s, i.fact.o) for i in scenario.test if i.label}
+    lcwa = [a for a in scenario.answers.values() if a["kind"] == "lcwa"]
+    assert len(lcwa) == (size // 2) - int(round(c * size / 2))
+    assert not any(a.get("source_outside_scenario") for a in lcwa)
+    assert all((a["source"]["subject"], a["source"]["object"]) in true for a in lcwa)
+    linked = sum(s in raw_other_links() for s, _ in true)
+    assert linked >= len(lcwa)
+    # object-side LCWA false facts share their subject with their (true) source
+    for item in scenario.test:
+        answer = scenario.answers[item.id]
+        if answer["kind"] == "lcwa" and answer["side"] == "object":
+            assert item.fact.s == answer["source"]["subject"]
+    again = generate(dbpedia_store, scenario.spec)  # seeded: the same bytes again
+    assert render(again, "jsonl", "test") == render(scenario, "jsonl", "test")
+
+
+def test_pairing_leaves_other_samplers_and_clustering_alone(dbpedia_store):
+    from generators.negatives import NegativeContext
+    from generators.positives import kb_pairs, ranking
+    from generators.scenario import _paired
+    from sparql.adjacency import adjacency
+
+    for fields in (dict(ambiguous="random_walk"), dict(ambiguous="lcwa", transparency=1.0),
+                   dict(ambiguous="lcwa", homogeneity=0.5)):
+        spec = ScenarioSpec(predicate=BIRTH_PLACE, size=100, **fields)
+        context = NegativeContext(store=dbpedia_store, spec=spec, adjacency=adjacency(dbpedia_store),
+                                  kb_pairs=kb_pairs(dbpedia_store, BIRTH_PLACE))
+        ranked = ranking(dbpedia_store, spec).facts
+        assert _paired(context, spec, ranked, 50, 50) is ranked
+        assert _paired(context, spec, ranked, 50, 50, 60) == ranked[:60]

@@ -12,7 +12,10 @@ the subject side s' must have p-facts of its own. Without that, "X died in Londo
 "X was born in London" false for a person whose birthplace the KB does not know at all; on
 DBpedia50, with 20% of birthPlace held out, such candidates were true in 12% of cases.
 
-When the scenario's own true facts have too few alternatives, true facts of p outside the
+The scenario pairs true and false facts: at c < 1 its first true facts are ones whose subject
+gives an object-side false fact (``productive``; see ``generators.scenario._paired``), so that a
+false fact's subject is a true fact's subject, with the same degree in the reference KB. Only when
+the scenario's own true facts still have too few alternatives, true facts of p outside the
 scenario serve as sources too (marked ``source_outside_scenario`` in the answers).
 """
 from __future__ import annotations
@@ -28,18 +31,19 @@ EXTRA_BATCH = 500
 class LocalClosedWorld(NegativeSampler):
     name = "lcwa"
 
-    def candidates(self, context: NegativeContext, source: Fact) -> list[Negative]:
+    def candidates(self, context: NegativeContext, source: Fact,
+                   sides: tuple[str, ...] = ("object", "subject")) -> list[Negative]:
         index = context.adjacency
         p = index.pindex.get(context.predicate)
         found: list[Negative] = []
         si, oi = index.id(source.s), index.id(source.o)
-        if si is not None:  # object side: s --p'--> o'
+        if si is not None and "object" in sides:  # object side: s --p'--> o'
             nodes, preds = index.out(si)
             for node, pred in zip(nodes.tolist(), preds.tolist()):
                 if pred != p:
                     fact = Fact(source.s, context.predicate, index.entities[node])
                     found.append(Negative(fact, self.name, source, {"side": "object", "via": index.predicates[pred]}))
-        if oi is not None:  # subject side: s' --p'--> o, where s' has p-facts of its own
+        if oi is not None and "subject" in sides:  # subject side: s' --p'--> o, where s' has p-facts of its own
             nodes, preds = index.inbound(oi)
             keep = (preds != p) & context.subjects_mask[nodes]
             for node, pred in zip(nodes[keep].tolist(), preds[keep].tolist()):
@@ -62,14 +66,22 @@ class LocalClosedWorld(NegativeSampler):
                     chosen.append(negative)
         return chosen
 
+    def productive(self, context: NegativeContext, sources: list[Fact], sides=("object", "subject")) -> list[bool]:
+        """Which of ``sources`` would give at least one LCWA false fact (type-consistent and
+        acceptable in ``context``), without taking any."""
+        return [any(context.acceptable(neg.fact) for neg in c) for c in self._typed(context, sources, sides)]
+
     def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        per_source = [self.candidates(context, source) for source in sources]
+        return round_robin(self._typed(context, sources), n, context, rng)
+
+    def _typed(self, context: NegativeContext, sources: list[Fact],
+               sides: tuple[str, ...] = ("object", "subject")) -> list[list[Negative]]:
+        per_source = [self.candidates(context, source, sides) for source in sources]
         subjects = {neg.fact.s for c in per_source for neg in c if neg.detail["side"] == "subject"}
         context.load_types({x for c in per_source for neg in c for x in (neg.fact.s, neg.fact.o)}
                            | {x for f in sources for x in (f.s, f.o)}
                            | {o for s in subjects for o in context.objects_of(s)})
-        typed = [[neg for neg in c if _type_ok(context, neg)] for c in per_source]
-        return round_robin(typed, n, context, rng)
+        return [[neg for neg in c if _type_ok(context, neg)] for c in per_source]
 
 
 def _type_ok(context: NegativeContext, negative: Negative) -> bool:
