@@ -42,6 +42,7 @@ class NegativeContext:
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _holder_keys: dict[int, np.ndarray] = field(default_factory=dict)
+    _known: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def subjects_mask(self) -> np.ndarray:
@@ -89,14 +90,12 @@ class NegativeContext:
         """
         if fact.p != self.predicate:
             return False
-        index = self.adjacency
-        candidate = index.id(fact.o)
+        candidate = self.adjacency.id(fact.o)
         if candidate is None:
             return False
-        for known in self.objects_of(fact.s):
-            node = index.id(known)
-            if node is None:
-                continue
+        # A sampler tries many candidates for one subject: its known objects are looked up once.
+        index = self.adjacency
+        for node in self._known_nodes(fact.s):
             # Scan the smaller neighbourhood of the two: one of them is often a hub (a country).
             small, other = (node, candidate) if index.degree(node) <= index.degree(candidate) else (candidate, node)
             if np.any(index.out(small)[0] == other) or np.any(index.inbound(small)[0] == other):
@@ -104,6 +103,14 @@ class NegativeContext:
             if self.co_objects(node, candidate):
                 return True
         return False
+
+    def _known_nodes(self, subject: str) -> list[int]:
+        nodes = self._known.get(subject)
+        if nodes is None:
+            index = self.adjacency
+            nodes = [n for n in (index.id(k) for k in self.objects_of(subject)) if n is not None]
+            self._known[subject] = nodes
+        return nodes
 
     def co_objects(self, a: int, b: int) -> bool:
         """Does some entity x link to both a and b through one predicate q (x q a, x q b)?"""
