@@ -66,13 +66,27 @@ class QueryRunner:
         cancelled = threading.Event()
         future = self._pool.submit(self._answer, text, result_format, graph_format, deadline, cancelled)
         try:
-            return future.result(timeout=max(0.0, deadline - time.monotonic()))
+            answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             cancelled.set()
             raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s; narrow it or add a LIMIT")
+        if isinstance(answer, QueryRefused):
+            raise QueryRefused(answer.status, answer.message)
+        return answer
 
     def _answer(self, text: str, result_format: str, graph_format: str, deadline: float,
-                cancelled: threading.Event) -> Answer:
+                cancelled: threading.Event) -> Answer | QueryRefused:
+        """The answer, or the refusal as a value: pyoxigraph results must be dropped on the thread
+        that made them, and a raised exception would carry them (in its traceback) to the request
+        thread."""
+        try:
+            return self._evaluate(text, result_format, graph_format, deadline, cancelled)
+        except QueryRefused as refused:
+            failure = QueryRefused(refused.status, refused.message)
+        return failure
+
+    def _evaluate(self, text: str, result_format: str, graph_format: str, deadline: float,
+                  cancelled: threading.Event) -> Answer:
         if cancelled.is_set() or time.monotonic() > deadline:
             raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s (waited for a worker)")
         if not isinstance(self.store, EmbeddedStore):
