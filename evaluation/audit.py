@@ -75,6 +75,7 @@ _HINTS = {
     "degree": "true and false facts differ in how popular their entities are",
     "type": "true and false facts differ in the types of their entities",
     "shape": "true and false records differ in their fields, value kinds, properties or datatypes",
+    "frequency": "how often an entity occurs in the set tells true from false facts",
 }
 
 

@@ -194,8 +194,11 @@ def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact]
         plan = factbench_plan(spec.factbench, n)
     else:
         n_random = int(round(spec.transparency * n))
-        plan = [("random", n_random), (spec.ambiguous, n - n_random)]
+        # The constrained kind first: random re-pairing then gives its false facts to the subjects
+        # the ambiguous kind left without one (NegativeContext.subject_uses).
+        plan = [(spec.ambiguous, n - n_random), ("random", n_random)]
     made: list[Negative] = []
+    context.split_made = made  # random re-pairing balances objects against what is already made
     for kind, count in plan:
         if count <= 0:
             continue

@@ -45,6 +45,18 @@ def dbpedia_store(tmp_path_factory):
     return store
 
 
+def store_from_text(folder: Path, name: str, text: str):
+    """An in-memory store holding a small hand-written KB (the file name gives its format)."""
+    from sparql.loading import load_files
+    from sparql.store import open_store
+
+    path = folder / name
+    path.write_text(text)
+    store = open_store(None)
+    load_files(store, [path], progress=False)
+    return store
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

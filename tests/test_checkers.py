@@ -14,6 +14,7 @@ from evaluation.reference import Reference
 from evaluation.scoring import cross_validated, run_checker
 from server.cli import demo_kb_path
 from sparql import profiles
+from conftest import store_from_text
 from sparql.loading import load_files
 from sparql.store import open_store
 
@@ -75,12 +76,9 @@ def test_transe_is_seeded(demo):
 @pytest.fixture(scope="module")
 def triangle(tmp_path_factory):
     """a -p-> b, a -q-> c, c -q-> b, plus c -q-> d: c has three neighbours."""
-    path = tmp_path_factory.mktemp("triangle") / "kb.nt"
-    path.write_text("".join(f"<{EX}{s}> <{EX}{p}> <{EX}{o}> .\n" for s, p, o in
-                            [("a", "p", "b"), ("a", "q", "c"), ("c", "q", "b"), ("c", "q", "d")]))
-    store = open_store(None)
-    load_files(store, [path], progress=False)
-    return Reference.of(store)
+    text = "".join(f"<{EX}{s}> <{EX}{p}> <{EX}{o}> .\n" for s, p, o in
+                   [("a", "p", "b"), ("a", "q", "c"), ("c", "q", "b"), ("c", "q", "d")])
+    return Reference.of(store_from_text(tmp_path_factory.mktemp("triangle"), "kb.nt", text))
 
 
 def test_knowledge_linker_by_hand_and_without_the_fact_itself(triangle):

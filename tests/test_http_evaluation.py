@@ -99,4 +99,4 @@ def test_audit_route_is_the_manifests_audit(demo_http, scenario):
     report = requests.get(f"{demo_http}/api/scenarios/{scenario_id}/audit", timeout=10).json()
     manifest = requests.get(f"{demo_http}/api/scenarios/{scenario_id}/manifest", timeout=10).json()
     assert report == manifest["audit"] and isinstance(report["flagged"], bool)
-    assert set(report["baselines"]) >= {"degree", "type", "shape"}
+    assert set(report["baselines"]) >= {"degree", "type", "shape", "frequency"}

@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from conftest import DBPEDIA_NT
+from conftest import DBPEDIA_NT, store_from_text
 from generators.facts import Fact
 from generators.negatives import NegativeContext, sampler
 from generators.negatives.base import sorted_member
@@ -20,8 +20,6 @@ from generators.scenario import generate
 from generators.spec import ScenarioSpec
 from sparql import profiles
 from sparql.adjacency import adjacency
-from sparql.loading import load_files
-from sparql.store import open_store
 
 EX = "http://example.org/"
 BORN = EX + "born"
@@ -42,10 +40,7 @@ ex:dan a ex:Person ; ex:born ex:london .
 
 @pytest.fixture
 def context(tmp_path):
-    path = tmp_path / "places.ttl"
-    path.write_text(PLACES_KB)
-    store = open_store(None)
-    load_files(store, [path], progress=False)
+    store = store_from_text(tmp_path, "places.ttl", PLACES_KB)
     spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
     pairs = set(profiles.predicate_facts(store, BORN))
     return NegativeContext(store=store, spec=spec, adjacency=adjacency(store), kb_pairs=pairs)

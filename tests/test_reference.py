@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import NamedNode
 
-from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, need
+from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, need, store_from_text
 from generators import reference, writers
 from generators.facts import Fact
 from generators.scenario import generate
@@ -140,11 +140,7 @@ EX = "http://example.org/"
 
 @pytest.fixture
 def small_store(tmp_path):
-    path = tmp_path / "family.ttl"
-    path.write_text(SMALL_KB)
-    store = open_store(None)
-    load_files(store, [path], progress=False)
-    return store
+    return store_from_text(tmp_path, "family.ttl", SMALL_KB)
 
 
 def test_inverse_predicates_observed_and_declared(small_store):

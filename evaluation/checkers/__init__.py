@@ -16,11 +16,12 @@ CHECKERS = {
     "degree": ("baselines", "DegreeOnly"),
     "type": ("baselines", "TypeOnly"),
     "shape": ("baselines", "ShapeOnly"),
+    "frequency": ("baselines", "FrequencyOnly"),
 }
 ALIASES = {"kl": "knowledge_linker", "linker": "knowledge_linker", "paths": "path_features",
            "pra": "path_features", "sfe": "path_features", "kg-miner": "path_features"}
 REFERENCE_CHECKERS = ("knowledge_linker", "path_features", "transe")
-BASELINES = ("degree", "type", "shape")
+BASELINES = ("degree", "type", "shape", "frequency")
 
 
 def names() -> list[str]:

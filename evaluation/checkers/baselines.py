@@ -2,6 +2,7 @@
 
 * ``degree``: log(1 + degree) of s and of o in R (popularity alone);
 * ``type``: the classes of s and of o, with their ancestors (one-hot per side);
+* ``frequency``: how often s and o occur in the record's own split (the set a system reads);
 * ``shape``: the record's shape alone (``evaluation.features``): which fields, value kinds,
   predicate, and for FactBench models their properties and literal datatypes.
 
@@ -10,6 +11,7 @@ A scenario that one of these separates is solvable by a shortcut.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from sparql import profiles
 
@@ -56,3 +58,18 @@ class ShapeOnly(FeatureChecker):
 
     def features(self, records: list[dict]) -> list[dict[str, float]]:
         return [shape_features(r) for r in records]
+
+
+class FrequencyOnly(FeatureChecker):
+    """Corruption-made false facts reuse the true facts' entities; if some are reused more than
+    others, an entity's count in the set gives the label away without any KB."""
+
+    name = "frequency"
+    needs_reference = False
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        split = [r["id"][:2] if str(r.get("id", ""))[:2] in ("te", "tr") else "" for r in records]
+        subjects = Counter(zip(split, (r["subject"] for r in records)))
+        objects = Counter(zip(split, (r["object"] for r in records)))
+        return [{"s": math.log(subjects[(g, r["subject"])]), "o": math.log(objects[(g, r["object"])])}
+                for g, r in zip(split, records)]

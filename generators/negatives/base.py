@@ -15,6 +15,7 @@ born in both, or died in both. Learning that from the KB needs no list of contai
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -43,6 +44,10 @@ class NegativeContext:
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _holder_keys: dict[int, np.ndarray] = field(default_factory=dict)
     _known: dict[str, list[int]] = field(default_factory=dict)
+    # False facts per subject so far: samplers prefer the least-used subjects, because a subject
+    # that appears in the set only once would otherwise mark its fact as true (see round_robin).
+    subject_uses: Counter = field(default_factory=Counter)
+    split_made: list = field(default_factory=list)  # false facts of the split being made, so far
 
     @property
     def subjects_mask(self) -> np.ndarray:
@@ -155,6 +160,7 @@ class NegativeContext:
         return [index.entities[i] for i in index.follow(node, pid + 1).tolist()]
 
     def take(self, negative: Negative) -> None:
+        self.subject_uses[negative.fact.s] += 1
         self.used.add(negative.fact.triple)
         self.used.add((*negative.fact.triple, negative.fact.start, negative.fact.end))  # dates tell date corruptions apart
 
@@ -200,11 +206,18 @@ class NegativeSampler:
 
 def round_robin(candidates: list[list[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False) -> list[Negative]:
-    """Take one candidate per source in turn (seeded order), so negatives spread over sources."""
+    """Take one candidate per source in turn, so negatives spread over sources.
+
+    Each round visits the sources whose subjects have the fewest false facts so far first (ties in
+    a seeded order). Without that, a source with no candidate leaves its subject in the set once
+    (as a true fact) while another's appears three times, and how often a subject occurs in the set
+    then tells true from false (an AUROC of 0.65-0.77 on DBpedia50 birthPlace).
+    """
     queues = [list(rng.permutation(len(c))) for c in candidates]
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
     while len(chosen) < n and order:
+        order.sort(key=lambda i: context.subject_uses[candidates[i][0].fact.s] if candidates[i] else 0)
         still = []
         for i in order:
             while queues[i]:

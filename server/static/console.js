@@ -397,6 +397,7 @@
       degree: "log degrees of subject and object",
       type: "classes of subject and object",
       shape: "the record's fields and value kinds",
+      frequency: "how often subject and object occur in the set",
     };
 
     function clear() {
