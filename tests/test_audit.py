@@ -41,16 +41,9 @@ def test_flags_factbench_train(factbench_report):
 # facts were made around true facts outside the scenario, about people with more links than the
 # scenario's own (median degree 3 against 1 in R). Its false facts are now paired with true facts of
 # the set (generators/scenario.py _paired): each comes from a true fact whose subject it shares.
-UNTYPED = ("a weak type shortcut: false objects must share the true object's type path, so untyped objects "
-           "(about 18 of 150 here) are nearly always true ones; type-only AUROC 0.63 at seed 0 (0.60 before "
-           "false facts were spread evenly over subjects). Accepting untyped candidates for untyped objects "
-           "did not help (0.627). Strict, so that this test tells when it is fixed")
-
-
 @pytest.mark.parametrize("ambiguous, size, seed", [
     ("lcwa", 200, 0), ("lcwa", 200, 1), ("lcwa", 200, 2),
-    pytest.param("random_walk", 300, 0, marks=pytest.mark.xfail(strict=True, reason=UNTYPED)),
-    ("random_walk", 300, 1), ("random_walk", 300, 2)])
+    ("random_walk", 300, 0), ("random_walk", 300, 1), ("random_walk", 300, 2)])
 def test_does_not_flag_transparency_zero_on_dbpedia50(dbpedia_store, ambiguous, size, seed):
     scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=size, transparency=0.0,
                                                     ambiguous=ambiguous, seed=seed))

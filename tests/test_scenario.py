@@ -140,9 +140,14 @@ def typical_chain(store, predicate: str, side: str) -> frozenset[str]:
 
 
 def recheck_types(store, scenario: Scenario) -> dict:
-    """|T(o) ∩ T(o')| >= min(k, |T(o)|) for every LCWA and random-walk false fact, T from type_paths."""
+    """|T(o) ∩ T(o')| >= min(k, |T(o)|) for every LCWA and random-walk false fact, T from type_paths.
+
+    min(k, 0) = 0 would let anything through for an untyped original. It takes an untyped candidate
+    that the raw file uses on the same side of p (a type-only check must not tell them apart), and
+    for LCWA, which has no fallback, the documented stand-in: the type path of p's most frequent
+    class on that side."""
     spec = scenario.spec
-    checked = []
+    checked, kinds = [], {}
     for item in scenario.facts:
         answer = scenario.answers[item.id]
         if answer["kind"] not in ("lcwa", "random_walk"):
@@ -156,16 +161,23 @@ def recheck_types(store, scenario: Scenario) -> dict:
         else:
             assert item.fact.s == source["subject"]
         checked.append((original, candidate, side))
+        kinds[(original, candidate, side)] = answer["kind"]
     entities = {e for original, candidate, _ in checked for e in (original, candidate)}
     paths = profiles.type_paths(store, entities)
     types = {e: frozenset(c for path in paths.get(e, []) for c in path) for e in entities}
+    raw = raw_types()
+    on_side = {"subject": {s for s, _ in raw_facts(spec.predicate)}, "object": {o for _, o in raw_facts(spec.predicate)}}
     untyped = 0
     for original, candidate, side in checked:
         want = types[original]
         if not want:
             untyped += 1
+            if not types[candidate]:
+                assert not raw.get(candidate) and candidate in on_side[side], (original, candidate, side)
+                continue
+            assert kinds[(original, candidate, side)] == "lcwa", (original, candidate, side)
             want = typical_chain(store, spec.predicate, side)
-            assert want, "the fallback must not let every candidate through"
+            assert want, "the stand-in must not let every candidate through"
         assert len(want & types[candidate]) >= min(spec.type_overlap, len(want)), (original, candidate, side)
     return {"checked": len(checked), "untyped_originals": untyped}
 
@@ -466,3 +478,16 @@ def test_false_facts_are_spread_evenly_over_the_true_subjects(dbpedia_store, tra
 
     report = audit_records(records(scenario, "test"), seed=0)
     assert report["baselines"]["frequency"]["auroc"] <= AUROC_THRESHOLD
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_untyped_objects_are_as_common_among_false_facts(dbpedia_store, seed):
+    """A random-walk false object stands in for its true object: when the true object has no class,
+    neither has the false one, so 'untyped object' does not mean 'true fact' (it did for every one of
+    them when untyped objects took a typed stand-in)."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate=BIRTH_PLACE, size=300, transparency=0.0,
+                                                    ambiguous="random_walk", seed=seed))
+    raw = raw_types()
+    untyped = Counter(i.label for i in scenario.facts if not raw.get(i.fact.o))
+    assert untyped[True] >= 10  # DBpedia50: about one birthPlace object in eight has no class
+    assert abs(untyped[True] - untyped[False]) <= untyped[True] // 3, untyped

@@ -72,7 +72,7 @@ class LocalClosedWorld(NegativeSampler):
         return [any(context.acceptable(neg.fact) for neg in c) for c in self._typed(context, sources, sides)]
 
     def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        return round_robin(self._typed(context, sources), n, context, rng)
+        return round_robin(self._typed(context, sources), n, context, rng, rank=context.type_rank)
 
     def _typed(self, context: NegativeContext, sources: list[Fact],
                sides: tuple[str, ...] = ("object", "subject")) -> list[list[Negative]]:
@@ -86,9 +86,10 @@ class LocalClosedWorld(NegativeSampler):
 
 def _type_ok(context: NegativeContext, negative: Negative) -> bool:
     if negative.detail["side"] == "object":
-        return context.type_consistent(negative.source.o, negative.fact.o)
+        return context.type_consistent(negative.source.o, negative.fact.o, stand_in=True)
     # s' must look like s, and o like one of the objects s' already has: the object side asks the
     # same of o' (the source's o is a known object of s). Without it "born in London" passed for
     # someone known to be born in Buckingham Palace.
-    return (context.type_consistent(negative.source.s, negative.fact.s, side="subject")
-            and any(context.type_consistent(known, negative.fact.o) for known in context.objects_of(negative.fact.s)))
+    return (context.type_consistent(negative.source.s, negative.fact.s, side="subject", stand_in=True)
+            and any(context.type_consistent(known, negative.fact.o, stand_in=True)
+                    for known in context.objects_of(negative.fact.s)))
