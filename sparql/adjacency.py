@@ -105,6 +105,38 @@ class Adjacency:
             found += [(x, self.predicates[p], y) for p in preds[nodes == yi].tolist()]
         return found
 
+    @cached_property
+    def degrees(self) -> np.ndarray:
+        """Links per node, both directions."""
+        return np.diff(self.out_ptr) + self.in_degrees
+
+    @cached_property
+    def in_degrees(self) -> np.ndarray:
+        return np.diff(self.in_ptr)
+
+    @cached_property
+    def link_codes(self) -> np.ndarray:
+        """Every linked pair both ways as a * |entities| + b, sorted and unique: whether two nodes
+        are linked at all is then one binary search, however many links a hub has."""
+        n = np.int64(len(self.entities))
+        src, dst = self.src.astype(np.int64), self.dst.astype(np.int64)
+        return unique(np.concatenate([src * n + dst, dst * n + src]))
+
+    @cached_property
+    def in_codes(self) -> np.ndarray | None:
+        """One int64 per in-link, ``in_code(node, pred, src)``: sorted, since the in-link view is
+        sorted by (node, pred, src), so membership of many in-links is one ``searchsorted``.
+        None when the codes would not fit in 63 bits (about 10^8 entities with 10^3 predicates)."""
+        n, p = len(self.entities), max(len(self.predicates), 1)
+        if n * n * p >= 2 ** 63:
+            return None
+        nodes = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.in_ptr))
+        return self.in_code(nodes, self.in_pred, self.in_src)
+
+    def in_code(self, node, pred, src):
+        n, p = len(self.entities), max(len(self.predicates), 1)
+        return (np.asarray(node, dtype=np.int64) * p + pred) * n + src
+
     def degree(self, node: int) -> int:
         return int(self.out_ptr[node + 1] - self.out_ptr[node] + self.in_ptr[node + 1] - self.in_ptr[node])
 

@@ -17,6 +17,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from sparql.scan import unique
+
 from .base import Checker, own_triples
 
 # A degree-1 node costs log 1 = 0; csgraph must not mistake that for "no edge". Only the object can
@@ -40,7 +42,7 @@ class KnowledgeLinker(Checker):
         known = (s >= 0) & (o >= 0) & (s != o)
         if known.any():
             graph, log_k = _graph(ref)
-            sources = np.unique(s[known])
+            sources = unique(s[known])
             chunk = max(1, CELLS_PER_CHUNK // max(ref.n, 1))
             for start in range(0, sources.size, chunk):
                 batch = sources[start:start + chunk]
@@ -57,7 +59,7 @@ def _graph(ref) -> tuple[csr_matrix, np.ndarray]:
     src, _, dst = ref.links
     a = np.concatenate([src, dst]).astype(np.int64)
     b = np.concatenate([dst, src]).astype(np.int64)
-    pairs = np.unique(a[a != b] * ref.n + b[a != b])
+    pairs = unique(a[a != b] * ref.n + b[a != b])
     u, v = pairs // ref.n, pairs % ref.n
     k = np.bincount(u, minlength=ref.n)
     log_k = np.log(np.maximum(k, 1)).astype(np.float64)

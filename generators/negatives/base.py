@@ -27,8 +27,10 @@ from sparql.store import Store
 
 from ..facts import Fact, Negative
 from ..spec import ScenarioSpec
+from . import nearness
 
-HOLDERS_MEMO = 64  # in-links above which a node's holder keys are kept for the context's lifetime
+SCREEN_AHEAD = 32  # a source's next candidates checked together (most are refused near a hub)
+GRANULAR_OBJECTS = 2.0  # objects per subject, on average, up to which co-objects count (see granular)
 
 
 @dataclass
@@ -43,8 +45,10 @@ class NegativeContext:
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _objects: np.ndarray | None = None  # by entity id: is the object of a p-fact
-    _holder_keys: dict[int, np.ndarray] = field(default_factory=dict)
-    _known: dict[str, list[int]] = field(default_factory=dict)
+    _known: dict[str, np.ndarray] = field(default_factory=dict)
+    _nodes: dict[str, int] = field(default_factory=dict)
+    _granular: np.ndarray | None = None
+    _near: dict[tuple[str, str], bool] = field(default_factory=dict)  # next_to_known_object, by (s, o)
     # False facts per subject so far: samplers prefer the least-used subjects, because a subject
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
     subject_uses: Counter = field(default_factory=Counter)
@@ -96,46 +100,69 @@ class NegativeContext:
         """
         if fact.p != self.predicate:
             return False
-        candidate = self.adjacency.id(fact.o)
-        if candidate is None:
-            return False
-        # A sampler tries many candidates for one subject: its known objects are looked up once.
-        index = self.adjacency
-        for node in self._known_nodes(fact.s):
-            # Scan the smaller neighbourhood of the two: one of them is often a hub (a country).
-            small, other = (node, candidate) if index.degree(node) <= index.degree(candidate) else (candidate, node)
-            if np.any(index.out(small)[0] == other) or np.any(index.inbound(small)[0] == other):
-                return True
-            if self.co_objects(node, candidate):
-                return True
-        return False
+        if fact.pair not in self._near:
+            self.screen([fact])
+        return self._near[fact.pair]
 
-    def _known_nodes(self, subject: str) -> list[int]:
+    def screen(self, facts) -> None:
+        """Decide ``next_to_known_object`` for many candidate false facts at once (``nearness``):
+        samplers refuse about a hundred candidates per false fact near a hub, and one array
+        operation over all of them costs what a few single checks did."""
+        index, near_memo = self.adjacency, self._near
+        pairs: dict[tuple[str, str], None] = {}
+        for fact in facts:
+            if fact.p == self.predicate and fact.pair not in near_memo:
+                pairs[fact.pair] = None
+        if not pairs:
+            return
+        todo = list(pairs)
+        nodes = np.array([self._node(o) for _, o in todo], dtype=np.int64)
+        known = [self._known_array(s) for s, _ in todo]
+        counts = np.array([k.size for k in known], dtype=np.int64)
+        counts[nodes < 0] = 0  # an object outside the index is linked to nothing
+        keep = counts > 0
+        rows_known = np.concatenate([k for k, kept in zip(known, keep.tolist()) if kept] or [np.zeros(0, np.int64)])
+        group = np.repeat(np.arange(len(todo)), counts)
+        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular)
+        near_memo.update(zip(todo, near.tolist()))
+
+    def screened(self, fact: Fact) -> bool:
+        return fact.pair in self._near or fact.p != self.predicate
+
+    def _known_array(self, subject: str) -> np.ndarray:
+        """The index ids of the subject's known objects, looked up once per subject."""
         nodes = self._known.get(subject)
         if nodes is None:
             index = self.adjacency
-            nodes = [n for n in (index.id(k) for k in self.objects_of(subject)) if n is not None]
-            self._known[subject] = nodes
+            found = [n for n in (index.id(k) for k in self.objects_of(subject)) if n is not None]
+            nodes = self._known[subject] = np.array(found, dtype=np.int64)
         return nodes
 
-    def co_objects(self, a: int, b: int) -> bool:
-        """Does some entity x link to both a and b through one predicate q (x q a, x q b)?"""
-        small, large = sorted((self._holders(a), self._holders(b)), key=len)
-        return bool(sorted_member(small, large).any())
+    def _node(self, entity: str) -> int:
+        """An entity's index id, or -1; memoized, as samplers offer the same objects again and again."""
+        node = self._nodes.get(entity)
+        if node is None:
+            found = self.adjacency.id(entity)
+            node = self._nodes[entity] = -1 if found is None else found
+        return node
 
-    def _holders(self, node: int) -> np.ndarray:
-        """The in-links of ``node`` as sorted keys pred * |entities| + src; a popular object's are
-        kept, since it is the known object of many subjects."""
-        keys = self._holder_keys.get(node)
-        if keys is None:
+    def co_objects(self, a: int, b: int) -> bool:
+        """Does some entity x link to both a and b through one predicate q (x q a, x q b), where q
+        gives its subjects few objects (``granular``)?"""
+        return bool(nearness.co_objects(self.adjacency, np.array([a]), np.array([b]), self.granular)[0])
+
+    @property
+    def granular(self) -> np.ndarray:
+        """By predicate id: do its subjects have few objects each (at most ``GRANULAR_OBJECTS`` on
+        average)? Only then are two objects of one subject likely one thing at two granularities
+        (a city and its country). Two films an actor starred in are just siblings: counting them
+        refused nearly every candidate on the synthetic 10M KB, whose predicates give 2-4 objects
+        per subject, and checking them was most of a random-walk scenario's time."""
+        if self._granular is None:
             index = self.adjacency
-            nodes, preds = index.inbound(node)
-            # already sorted where the index keeps (pred, src) order; a stable sort of a sorted
-            # array is one linear pass, and keeps this right if the index ever changes its order
-            keys = np.sort(preds.astype(np.int64) * len(index.entities) + nodes, kind="stable")
-            if keys.size > HOLDERS_MEMO:
-                self._holder_keys[node] = keys
-        return keys
+            spread = {row["predicate"]: row["objects_per_subject"] for row in profiles.predicate_profiles(self.store)}
+            self._granular = np.array([spread.get(q, np.inf) <= GRANULAR_OBJECTS for q in index.predicates], dtype=bool)
+        return self._granular
 
     def other_pairs(self, exclude: set[tuple[str, str]], rng):
         """The KB's (s, o) pairs of the predicate outside ``exclude``, in a seeded random order,
@@ -265,6 +292,8 @@ def round_robin(candidates: list[list[Negative]], n: int, context: NegativeConte
         still = []
         for i in order:
             while queues[i]:
+                if not dated and not context.screened(candidates[i][queues[i][0]].fact):
+                    context.screen(candidates[i][j].fact for j in queues[i][:SCREEN_AHEAD])
                 negative = candidates[i][queues[i].pop(0)]
                 if context.acceptable(negative.fact, dated=dated):
                     context.take(negative)

@@ -46,6 +46,7 @@ from collections import Counter
 
 import numpy as np
 
+from sparql.scan import unique
 from sparql.terms import iri
 
 from ..facts import Fact, Negative
@@ -100,7 +101,7 @@ class _Pools:
         self.subjects = sorted({s for s, _ in pairs})
         self.objects = sorted({o for _, o in pairs})
         index = context.adjacency  # its predicate list also names those with literal values only
-        linking = np.unique(index.pred).tolist() if index.size else []
+        linking = unique(index.pred).tolist() if index.size else []
         self.predicates = [index.predicates[i] for i in linking if index.predicates[i] != context.predicate]
         self.pairs = {(key[0], key[2]) for key in context.used}  # (s, o) already in the scenario
 

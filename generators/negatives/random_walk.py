@@ -19,6 +19,8 @@ from itertools import islice
 
 import numpy as np
 
+from sparql.scan import unique
+
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, round_robin, sorted_member
 
@@ -27,6 +29,7 @@ WALK_TRIES = 5
 HUB_DEGREE = 5000
 MEMO_DEGREE = 256
 BORROWED_PATHS = 16  # common paths walked by a fact without its own: one good end is enough
+FALLBACK_CHUNK = 64  # fallback candidates per source offered to one round-robin pass
 MAX_MIDDLE = 400  # middle nodes tried per fact: bounds the work, rarely reached on sparse KBs
 
 
@@ -47,13 +50,13 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             found.add((step,))
     if max_length >= 2:
         # s -a-> x and o -c-> x, so x -(-c)-> o
-        common = np.unique(s_nodes[sorted_member(s_nodes, o_nodes)])
+        common = unique(s_nodes[sorted_member(s_nodes, o_nodes)])
         for x in common[(common != s) & (common != o)][:MAX_MIDDLE].tolist():
             for a in _steps_at(s_nodes, s_steps, x):
                 for c in _steps_at(o_nodes, o_steps, x):
                     found.add((a, -c))
     if max_length >= 3:
-        middles = np.unique(s_nodes)
+        middles = unique(s_nodes)
         middles = middles[(middles != s) & (middles != o)]
         explored = 0
         for x in middles.tolist():
@@ -97,7 +100,7 @@ def _steps_at(nodes: np.ndarray, steps: np.ndarray, node: int) -> list[int]:
     """The distinct steps leading to ``node`` in a (nodes, steps) list sorted by node."""
     key = nodes.dtype.type(node)  # same dtype, or numpy converts the whole array per lookup
     lo, hi = np.searchsorted(nodes, key, "left"), np.searchsorted(nodes, key, "right")
-    return np.unique(steps[lo:hi]).tolist()
+    return unique(steps[lo:hi]).tolist()
 
 
 def walk(index, start: int, path: tuple[int, ...], rng: np.random.Generator) -> int | None:
@@ -131,7 +134,7 @@ class RandomWalk(NegativeSampler):
         if s is None:
             return []
         found = []
-        names = {}
+        names = getattr(self, "_names", {})
         for path in paths:
             # A walk may end back at o (the path came from there); a few retries find another end.
             for _ in range(WALK_TRIES):
@@ -150,6 +153,7 @@ class RandomWalk(NegativeSampler):
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         self._memo: dict = {}
+        self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
         self._memo = {}
         # Facts with no path of their own (sparse KBs have many) walk the paths that link the
@@ -177,11 +181,28 @@ class RandomWalk(NegativeSampler):
         if not objects:
             return []
         context.load_types({o for _, o in objects} | {f.o for f in sources})
-        per_source = []
+        # Whether a candidate passes depends only on the true object's types, which sources share.
+        consistent: dict[frozenset, list[tuple[str, str]]] = {}
+        pools = []
         for source in sources:
-            per_source.append([
-                Negative(Fact(source.s, context.predicate, o), self.name, source,
-                         {"path": None, "fallback": "object of another true fact",
-                          "object_from": {"subject": s2, "predicate": context.predicate, "object": o}})
-                for s2, o in objects if o != source.o and context.type_consistent(source.o, o)])
-        return round_robin(per_source, n, context, rng)
+            key = context.types(source.o)
+            if key not in consistent:
+                consistent[key] = [(s2, o) for s2, o in objects if context.type_consistent(source.o, o)]
+            pool = consistent[key]
+            pools.append((pool, rng.permutation(len(pool)).tolist()))
+        # Each source tries its own random order of the pool, a chunk at a time: near a hub most
+        # candidates are refused, but making all of them for every source cost more than the checks.
+        chosen: list[Negative] = []
+        longest = max(len(pool) for pool, _ in pools)
+        for start in range(0, longest, FALLBACK_CHUNK):
+            per_source = [[self._fallback_negative(context, source, *pool[j]) for j in order[start:start + FALLBACK_CHUNK]
+                           if pool[j][1] != source.o] for source, (pool, order) in zip(sources, pools)]
+            chosen += round_robin(per_source, n - len(chosen), context, rng)
+            if len(chosen) >= n:
+                break
+        return chosen
+
+    def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str) -> Negative:
+        return Negative(Fact(source.s, context.predicate, o), self.name, source,
+                        {"path": None, "fallback": "object of another true fact",
+                         "object_from": {"subject": s2, "predicate": context.predicate, "object": o}})
