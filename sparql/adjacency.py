@@ -133,6 +133,34 @@ class Adjacency:
         nodes = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.in_ptr))
         return self.in_code(nodes, self.in_pred, self.in_src)
 
+    @cached_property
+    def out_codes(self) -> np.ndarray | None:
+        """``in_codes`` for the out-link view: (src, pred, dst) in one sorted int64 per link."""
+        if self.in_codes is None:
+            return None
+        return self.in_code(self.src, self.pred, self.dst)
+
+    def follow_many(self, nodes: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``follow`` for many (node, signed step) rows at once, as (lo, hi) per row: the targets
+        are ``dst[lo:hi]`` for a forward step, ``in_src[lo:hi]`` for an inverse one."""
+        n, p = len(self.entities), max(len(self.predicates), 1)
+        forward = steps > 0
+        pred = np.abs(steps) - 1
+        lo, hi = np.empty(nodes.size, dtype=np.int64), np.empty(nodes.size, dtype=np.int64)
+        if self.in_codes is None:  # no codes on a KB this large: a binary search per row
+            for i, (node, step) in enumerate(zip(nodes.tolist(), steps.tolist())):
+                ptr, preds = (self.out_ptr, self.pred) if step > 0 else (self.in_ptr, self.in_pred)
+                start, run = ptr[node], preds[ptr[node]:ptr[node + 1]]
+                key = run.dtype.type(abs(step) - 1)
+                lo[i] = start + np.searchsorted(run, key, "left")
+                hi[i] = start + np.searchsorted(run, key, "right")
+            return lo, hi
+        first = (nodes.astype(np.int64) * p + pred) * n
+        for view, codes in ((forward, self.out_codes), (~forward, self.in_codes)):
+            lo[view] = np.searchsorted(codes, first[view], "left")
+            hi[view] = np.searchsorted(codes, first[view] + n, "left")
+        return lo, hi
+
     def in_code(self, node, pred, src):
         n, p = len(self.entities), max(len(self.predicates), 1)
         return (np.asarray(node, dtype=np.int64) * p + pred) * n + src

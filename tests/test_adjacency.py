@@ -109,3 +109,28 @@ def test_a_plain_ntriples_load_leaves_its_table_and_the_same_digest(tmp_path, mo
     assert entry["sha256"] == file_digest(DBPEDIA_NT)
     assert scan._existing_table(store, entry) is not None  # written by the load, not scanned later
     assert quads_in(scan.kb_table(store)) == quads_of(store)
+
+
+def test_follow_many_agrees_with_follow(dbpedia_store):
+    """Walks step many (node, signed step) rows at once; each row's run must be ``follow``'s, with
+    the int64 codes and without them (a KB too large for them)."""
+    index = adjacency.adjacency(dbpedia_store)
+    rng = np.random.default_rng(3)
+    nodes = rng.integers(0, len(index.entities), 2000)
+    steps = []
+    for node in nodes.tolist():
+        _, signed = index.steps(node)
+        # mostly steps the node has, some it has not (an empty run)
+        steps.append(int(signed[rng.integers(signed.size)]) if signed.size and rng.random() < 0.8
+                     else int(rng.choice([-1, 1]) * rng.integers(1, len(index.predicates) + 1)))
+    steps = np.array(steps)
+    lo, hi = index.follow_many(nodes, steps)
+    for i, (node, step) in enumerate(zip(nodes.tolist(), steps.tolist())):
+        got = (index.dst if step > 0 else index.in_src)[lo[i]:hi[i]]
+        assert np.array_equal(got, index.follow(node, step)), (node, step)
+    assert (hi > lo).sum() > 1000 and (hi == lo).sum() > 50
+    index.__dict__["in_codes"] = None  # as if the codes did not fit in 63 bits
+    try:
+        assert [a.tolist() for a in index.follow_many(nodes, steps)] == [lo.tolist(), hi.tolist()]
+    finally:
+        del index.__dict__["in_codes"]

@@ -6,7 +6,8 @@ once from s with seeded random choices. The end node o' becomes p(s, o') when it
 check, is not linked to s by p and is not used yet: a false fact that looks like the true one
 (reached "the same way"). A fact with no path of its own walks the paths most common among the
 other facts (marked ``borrowed`` in the answers). When walks find too few, objects of other true
-facts of p outside the scenario are used, with the same checks (marked ``fallback``).
+facts of p are used, with the same checks (marked ``fallback``): the set's own first, so that a
+false object is as frequent in the set as a true one, then those of facts outside the scenario.
 
 Paths are found meet-in-the-middle over the cached adjacency arrays: the neighbours of s, of
 o, and for length 3 the neighbours of s's neighbours intersected with o's, all numpy set
@@ -103,14 +104,38 @@ def _steps_at(nodes: np.ndarray, steps: np.ndarray, node: int) -> list[int]:
     return unique(steps[lo:hi]).tolist()
 
 
-def walk(index, start: int, path: tuple[int, ...], rng: np.random.Generator) -> int | None:
-    node = start
-    for step in path:
-        options = index.follow(node, step)
-        if options.size == 0:
-            return None
-        node = int(options[rng.integers(options.size)])
-    return node
+def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int, ...],
+              rng: np.random.Generator) -> list[int | None]:
+    """One seeded random walk from ``start`` along each path, all paths a step at a time; a walk
+    that dead-ends or ends on a node of ``avoid`` (s, or o, where its path came from) is walked
+    again, up to ``WALK_TRIES`` times. None where no try found an end."""
+    ends: list[int | None] = [None] * len(paths)
+    if not paths:
+        return ends
+    width = max(len(path) for path in paths)
+    steps = np.array([list(path) + [0] * (width - len(path)) for path in paths], dtype=np.int64)
+    pending = np.arange(len(paths))
+    for _ in range(WALK_TRIES):
+        nodes = np.full(pending.size, start, dtype=np.int64)
+        alive = np.ones(pending.size, dtype=bool)
+        for k in range(width):
+            moving = np.flatnonzero(alive & (steps[pending, k] != 0))
+            if moving.size == 0:
+                continue
+            lo, hi = index.follow_many(nodes[moving], steps[pending[moving], k])
+            dead = hi <= lo
+            alive[moving[dead]] = False
+            go, lo, hi = moving[~dead], lo[~dead], hi[~dead]
+            at = lo + rng.integers(0, hi - lo)
+            forward = steps[pending[go], k] > 0
+            nodes[go] = np.where(forward, index.dst[np.where(forward, at, 0)], index.in_src[np.where(forward, 0, at)])
+        done = alive & ~np.isin(nodes, avoid)
+        for i, node in zip(pending[done].tolist(), nodes[done].tolist()):
+            ends[i] = node
+        pending = pending[~done]
+        if pending.size == 0:
+            break
+    return ends
 
 
 class RandomWalk(NegativeSampler):
@@ -135,13 +160,9 @@ class RandomWalk(NegativeSampler):
             return []
         found = []
         names = getattr(self, "_names", {})
-        for path in paths:
-            # A walk may end back at o (the path came from there); a few retries find another end.
-            for _ in range(WALK_TRIES):
-                end = walk(index, s, path, rng)
-                if end is not None and end not in (s, o):
-                    break
-            else:
+        # A walk may end back at o (the path came from there); a few retries find another end.
+        for path, end in zip(paths, walk_ends(index, s, list(paths), (s, o) if o is not None else (s,), rng)):
+            if end is None:
                 continue
             if path not in names:
                 names[path] = "/".join(index.step_name(step) for step in path)
@@ -174,12 +195,16 @@ class RandomWalk(NegativeSampler):
         return chosen
 
     def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        """Objects of true facts of p outside the scenario, type-checked like walk ends."""
+        """Objects of other true facts of p, type-checked like walk ends: first those of the set's
+        own true facts, then those of true facts outside the scenario.
+
+        Drawn from the set's true facts, a false object is as popular in the set as a true one (a
+        random true fact's object); drawn from outside only, it occurred once where true objects
+        (popular places) recur, and that count alone gave the labels away (frequency-only AUROC
+        0.62 at seed 0 of a 300-fact DBpedia50 scenario; 0.43-0.59 over seeds 0-7 now)."""
         if not sources:
             return []
         objects = list(islice(context.other_pairs({f.pair for f in sources}, rng), max(4 * n, 200)))
-        if not objects:
-            return []
         context.load_types({o for _, o in objects} | {f.o for f in sources})
         # Whether a candidate passes depends only on the true object's types, which sources share.
         consistent: dict[frozenset, list[tuple[str, str]]] = {}
@@ -187,13 +212,17 @@ class RandomWalk(NegativeSampler):
         for source in sources:
             key = context.types(source.o)
             if key not in consistent:
-                consistent[key] = [(s2, o) for s2, o in objects if context.type_consistent(source.o, o)]
-            pool = consistent[key]
-            pools.append((pool, rng.permutation(len(pool)).tolist()))
+                inside = [(f.s, f.o) for f in sources if context.type_consistent(source.o, f.o)]
+                outside = [(s2, o) for s2, o in objects if context.type_consistent(source.o, o)]
+                consistent[key] = (inside, outside)
+            inside, outside = consistent[key]
+            pool = [(s2, o, True) for s2, o in inside] + [(s2, o, False) for s2, o in outside]
+            order = rng.permutation(len(inside)).tolist() + [len(inside) + j for j in rng.permutation(len(outside)).tolist()]
+            pools.append((pool, order))
         # Each source tries its own random order of the pool, a chunk at a time: near a hub most
         # candidates are refused, but making all of them for every source cost more than the checks.
         chosen: list[Negative] = []
-        longest = max(len(pool) for pool, _ in pools)
+        longest = max((len(pool) for pool, _ in pools), default=0)
         for start in range(0, longest, FALLBACK_CHUNK):
             per_source = [[self._fallback_negative(context, source, *pool[j]) for j in order[start:start + FALLBACK_CHUNK]
                            if pool[j][1] != source.o] for source, (pool, order) in zip(sources, pools)]
@@ -202,7 +231,7 @@ class RandomWalk(NegativeSampler):
                 break
         return chosen
 
-    def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str) -> Negative:
+    def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source,
-                        {"path": None, "fallback": "object of another true fact",
+                        {"path": None, "fallback": "object of another true fact" + (" of the set" if inside else ""),
                          "object_from": {"subject": s2, "predicate": context.predicate, "object": o}})
