@@ -59,13 +59,17 @@ class NegativeContext:
         """By entity id, whether the KB gives it p-facts: LCWA asks this of every in-neighbour of
         a popular object (a capital has thousands), so it is one array, not a lookup per entity."""
         if self._subjects is None:
-            index = self.adjacency
-            mask = np.zeros(len(index.entities), dtype=bool)
-            pid = index.pindex.get(self.predicate)
-            if pid is not None:
-                mask[index.src[index.pred == pid]] = True
-            self._subjects = mask
+            self._subjects = self._predicate_mask(self.adjacency.src)
         return self._subjects
+
+    def _predicate_mask(self, ends: np.ndarray) -> np.ndarray:
+        """By entity id, whether it is at ``ends`` (the index's src or dst) of some p link."""
+        index = self.adjacency
+        mask = np.zeros(len(index.entities), dtype=bool)
+        pid = index.pindex.get(self.predicate)
+        if pid is not None:
+            mask[ends[index.pred == pid]] = True
+        return mask
 
     @property
     def predicate(self) -> str:
@@ -254,12 +258,7 @@ class NegativeContext:
     def objects_mask(self) -> np.ndarray:
         """By entity id, whether the KB uses it as an object of the predicate."""
         if self._objects is None:
-            index = self.adjacency
-            mask = np.zeros(len(index.entities), dtype=bool)
-            pid = index.pindex.get(self.predicate)
-            if pid is not None:
-                mask[index.dst[index.pred == pid]] = True
-            self._objects = mask
+            self._objects = self._predicate_mask(self.adjacency.dst)
         return self._objects
 
 
