@@ -6,11 +6,11 @@ Asked one pair at a time with a few numpy calls each, that was most of a random-
 time on the synthetic 10M-triple KB: a subject there knows about 18 objects, one of them often a
 hub linked to half the KB, so about a hundred candidates were refused per false fact made.
 
-Each row is decided on the smaller side: the neighbours (or in-links) of whichever of its two
-nodes has fewer are gathered from the CSR arrays for all rows in one go and compared with the
-other node. For co-objects the other node's in-links are looked up in ``in_codes``: the in-link
-view is sorted by (node, predicate, source), so one int64 code per link is a sorted array that
-answers "does node k have in-link (q, x)?" by binary search, for any number of rows at once.
+Whether two nodes are linked is one binary search per row in ``Adjacency.link_codes`` (every
+linked pair both ways, sorted). For co-objects, the in-links of whichever node of a row has fewer
+are gathered from the CSR arrays for all rows in one go and looked up among the other node's in
+``in_codes``: the in-link view is sorted by (node, predicate, source), so one int64 code per link
+is a sorted array that answers "does node k have in-link (q, x)?" by binary search.
 """
 from __future__ import annotations
 
