@@ -161,7 +161,8 @@ def _folder(scenario_id: str):
     return folder
 
 
-def _offers() -> list[tuple[str, str]]:
+def scenario_offers() -> list[tuple[str, str]]:
+    """(media type, format name) pairs for scenario data; server/fastpath.py negotiates from the same list."""
     offers = [(RENDERERS["json"].media_type, "json"), ("application/json", "json")]
     offers += [(r.media_type, name) for name, r in sorted(RENDERERS.items()) if name != "json"]
     return offers
@@ -170,7 +171,7 @@ def _offers() -> list[tuple[str, str]]:
 @api.get("/scenarios/<scenario_id>")
 def scenario(scenario_id: str):
     folder = _folder(scenario_id)
-    name = choose(_offers(), "json")
+    name = choose(scenario_offers(), "json")
     split = request.args.get("split", "test")
     if split not in ("test", "train"):
         raise ApiError(400, f"split: {split!r} is not test or train", "split")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 
 from waitress import create_server
@@ -29,8 +30,18 @@ def app_config(args) -> dict:
             "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}
 
 
+#: seconds a thread may hold the GIL before another waiting thread gets it (CPython's default is 5 ms).
+#: waitress hands every request between its I/O thread and a worker, and /sparql adds a hop to a
+#: query worker; with the default, each hand-off can wait up to 5 ms behind a busy thread. In one
+#: A/B (5 rounds each, cached GET, 32 clients, machine busy with other work) the median p99 went
+#: from 102 ms to 66 ms at 1 ms, throughput unchanged; on a quiet machine the difference is within
+#: noise. Set for the serving process only, not for the library.
+SWITCH_INTERVAL = 0.001
+
+
 def serve(store: Store, config: dict, *, host: str, port: int, threads: int) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(store, config)
     server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
     print(f"factforge serving {store.kind} KB {store.fingerprint()} on http://{host}:{server.effective_port}/ "

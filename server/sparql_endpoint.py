@@ -14,6 +14,7 @@ from sparql.results import GRAPH_MEDIA, RESULT_MEDIA
 from .errors import ApiError
 from .negotiation import choose
 from .query_runner import QueryRefused, query_form
+from .sparql_fastpath import REFUSED
 from .state import state
 
 endpoint = Blueprint("sparql", __name__)
@@ -56,6 +57,9 @@ def sparql():
     else:  # an update or unparseable text: the runner explains which
         result_format, graph_format = "json", "turtle"
     try:
+        refused = request.environ.get(REFUSED)  # already run by server/sparql_fastpath.py and refused
+        if refused is not None:
+            raise refused
         answer = state().runner.run(text, result_format, graph_format)
     except QueryRefused as refused:
         raise ApiError(refused.status, refused.message, "query") from None
