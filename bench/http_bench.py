@@ -2,7 +2,10 @@
 
 Starts `factforge serve --store DIR` and `oxigraph serve-read-only` over the same KB on loopback,
 makes one scenario, then drives each URL with wrk (Debian package `wrk`: N connections for D
-seconds) and prints throughput, p50, p99 and errors as a markdown table. Figures, no assertions.
+seconds; the queries also with one connection, which is a request's own time without queueing),
+in several rounds that interleave our server and the direct one, and prints median throughput,
+p50, p99, errors and the load average as a markdown table. A bare waitress app serving the same
+bytes is the floor for what any Python WSGI route can do here. Figures, no assertions.
 
     python3 bench/http_bench.py                      # DBpedia50 + ontology from ../shared/data
     python3 bench/http_bench.py --kb demo --duration 10
@@ -15,6 +18,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,9 +69,25 @@ def kb_files(kb: str) -> list[tuple[Path, str | None]]:
     return files
 
 
+# The floor: bare waitress (same threads, same switch interval as `factforge serve`) answering
+# with the cached scenario's bytes and no framework at all. A WSGI fast path cannot beat this.
+FLOOR = """
+import sys
+from waitress import serve
+sys.setswitchinterval({switch})
+body = open({path!r}, "rb").read()
+headers = [("Content-Type", "text/tab-separated-values; charset=utf-8"), ("Content-Length", str(len(body)))]
+def app(environ, start_response):
+    start_response("200 OK", headers)
+    return [body]
+serve(app, host="127.0.0.1", port={port}, threads={threads}, _quiet=True)
+"""
+
+
 def wrk(url: str, *, connections: int, duration: int, threads: int, accept: str) -> dict:
-    out = subprocess.run(["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{duration}s", "--latency",
-                          "-H", f"Accept: {accept}", url], capture_output=True, text=True, check=True).stdout
+    load = open("/proc/loadavg").read().split()[0]
+    out = subprocess.run(["wrk", "-t", str(min(threads, connections)), "-c", str(connections), "-d", f"{duration}s",
+                          "--latency", "-H", f"Accept: {accept}", url], capture_output=True, text=True, check=True).stdout
 
     def latency(label: str) -> float:
         match = re.search(rf"^\s*{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
@@ -80,14 +100,20 @@ def wrk(url: str, *, connections: int, duration: int, threads: int, accept: str)
     if socket_errors:
         errors += sum(int(g) for g in socket_errors.groups())
     return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-            "p50": latency("50"), "p99": latency("99"), "errors": errors,
+            "p50": latency("50"), "p99": latency("99"), "errors": errors, "load": float(load),
             "requests": int(re.search(r"(\d+) requests in", out).group(1))}
+
+
+def start(command: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
+    # a file, not a pipe: a full pipe would stall the server's logging
+    return subprocess.Popen(command, env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kb", choices=["dbpedia50", "demo"], default="dbpedia50")
-    parser.add_argument("--duration", type=int, default=30, help="seconds per URL (default 30)")
+    parser.add_argument("--duration", type=int, default=30, help="seconds per URL and round (default 30)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all URLs; medians are reported (default 3)")
     parser.add_argument("--connections", type=int, default=32, help="concurrent clients (default 32)")
     parser.add_argument("--wrk-threads", type=int, default=2)
     parser.add_argument("--server-threads", type=int, default=8)
@@ -105,14 +131,11 @@ def main() -> int:
                            + (["--graph", graph] if graph else []), check=True, env=env, capture_output=True)
             subprocess.run(["oxigraph", "load", "--location", str(work / "oxigraph"), "--file", str(path)]
                            + (["--graph", graph] if graph else []), check=True, capture_output=True)
-        ours, theirs = free_port(), free_port()
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store), "--port", str(ours),
-             "--threads", str(args.server_threads)], env=env, stdout=open(work / "serve.log", "wb"),
-            stderr=subprocess.STDOUT))  # a file, not a pipe: a full pipe would stall the server's logging
-        processes.append(subprocess.Popen(
-            ["oxigraph", "serve-read-only", "--location", str(work / "oxigraph"), "--bind", f"127.0.0.1:{theirs}",
-             "--union-default-graph"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        ours, theirs, floor = free_port(), free_port(), free_port()
+        processes.append(start([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store),
+                                "--port", str(ours), "--threads", str(args.server_threads)], work / "serve.log", env))
+        processes.append(start(["oxigraph", "serve-read-only", "--location", str(work / "oxigraph"),
+                                "--bind", f"127.0.0.1:{theirs}", "--union-default-graph"], work / "oxigraph.log"))
         base, direct = f"http://127.0.0.1:{ours}", f"http://127.0.0.1:{theirs}"
         wait_for(f"{base}/api/kb", processes[0])
         wait_for(f"{direct}/query?query=ASK%7B%7D", processes[1])
@@ -128,26 +151,48 @@ def main() -> int:
                     break
             time.sleep(0.5)
         scenario = f"{base}/api/scenarios/{body['id']}"
+        (work / "floor.tsv").write_bytes(urllib.request.urlopen(f"{scenario}?format=tsv", timeout=30).read())
+        switch = float(subprocess.run(  # the serving process's setting, read from the code it runs
+            [sys.executable, "-c", "import server.serve as s; print(getattr(s, 'SWITCH_INTERVAL', 0.005))"],
+            capture_output=True, text=True, check=True).stdout)
+        processes.append(start([sys.executable, "-c", FLOOR.format(switch=switch, path=str(work / "floor.tsv"),
+                                                                   port=floor, threads=args.server_threads)],
+                               work / "floor.log"))
+        wait_for(f"http://127.0.0.1:{floor}/", processes[2])
+
         runs = [("cached scenario GET (TSV)", f"{scenario}?format=tsv", "text/tab-separated-values"),
-                ("cached scenario GET (JSON)", scenario, "application/json")]
+                ("cached scenario GET (JSON)", scenario, "application/json"),
+                ("bare waitress, same TSV bytes (floor)", f"http://127.0.0.1:{floor}/", "*/*")]
         for name, query in QUERIES.items():
             encoded = urllib.parse.quote(query)
             runs.append((f"/sparql, {name} query", f"{base}/sparql?query={encoded}", "application/sparql-results+json"))
             runs.append((f"oxigraph serve, {name} query", f"{direct}/query?query={encoded}",
                          "application/sparql-results+json"))
-        print(f"KB {args.kb}; {args.connections} connections for {args.duration} s each; wrk on the same 2 cores\n")
-        print("| what | requests/s | p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|")
-        figures = {}
-        for name, url, accept in runs:
-            figures[name] = result = wrk(url, connections=args.connections, duration=args.duration,
-                                         threads=args.wrk_threads, accept=accept)
-            print(f"| {name} | {result['rps']:.0f} | {result['p50']:.1f} | {result['p99']:.1f} | {result['errors']} |",
-                  flush=True)
-        for name in QUERIES:
-            ours_p50 = figures[f"/sparql, {name} query"]["p50"]
-            theirs_p50 = figures[f"oxigraph serve, {name} query"]["p50"]
-            print(f"\n/sparql vs direct, {name} query: p50 ratio {ours_p50 / theirs_p50:.2f}×", end="")
+        single = [run for run in runs if "query" in run[0]]  # one client: a request's own time, no queue
+        print(f"KB {args.kb}; {args.rounds} rounds of {args.duration} s per URL, {args.connections} connections "
+              f"(and 1 connection, at most 10 s, for the queries); wrk on the same 2 cores\n", flush=True)
+        figures: dict[tuple[str, int], list[dict]] = {}
+        for _round in range(args.rounds):  # rounds interleave ours and the direct server under the same noise
+            for connections, chosen in ((args.connections, runs), (1, single)):
+                for name, url, accept in chosen:  # one client needs no long run to settle its median
+                    figures.setdefault((name, connections), []).append(
+                        wrk(url, connections=connections, duration=args.duration if connections > 1 else
+                            min(args.duration, 10), threads=args.wrk_threads, accept=accept))
+        print("| what | clients | requests/s | p50 ms | p99 ms (median, worst) | errors | load avg |\n"
+              "|---|---:|---:|---:|---:|---:|---|")
+        for (name, connections), results in figures.items():
+            med = {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
+            loads = [r["load"] for r in results]
+            print(f"| {name} | {connections} | {med['rps']:.0f} | {med['p50']:.2f} | {med['p99']:.1f}, "
+                  f"{max(r['p99'] for r in results):.1f} | {sum(r['errors'] for r in results)} | "
+                  f"{min(loads):.1f}–{max(loads):.1f} |")
         print()
+        for name in QUERIES:
+            for connections in (args.connections, 1):
+                ratios = [a["p50"] / b["p50"] for a, b in zip(figures[(f"/sparql, {name} query", connections)],
+                                                              figures[(f"oxigraph serve, {name} query", connections)])]
+                print(f"/sparql vs direct, {name} query, {connections} clients: p50 ratio "
+                      f"{statistics.median(ratios):.2f}× (rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
     finally:
         for process in processes:
             process.terminate()
