@@ -207,7 +207,7 @@ class RandomWalk(NegativeSampler):
         objects = list(islice(context.other_pairs({f.pair for f in sources}, rng), max(4 * n, 200)))
         context.load_types({o for _, o in objects} | {f.o for f in sources})
         # Whether a candidate passes depends only on the true object's types, which sources share.
-        consistent: dict[frozenset, list[tuple[str, str]]] = {}
+        consistent: dict[frozenset, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}  # inside, outside
         pools = []
         for source in sources:
             key = context.types(source.o)
