@@ -33,6 +33,7 @@ from werkzeug.http import http_date
 PREFIX = "/api/scenarios/"
 _CONDITIONAL = ("HTTP_RANGE", "HTTP_IF_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE", "HTTP_IF_RANGE")
 _QUERY_KEYS = {"format", "split"}
+BIG_KEYS = 10_000  # keys remembered as too big to keep, at most (then forgotten and learnt again)
 
 
 def media_names(offers: list[tuple[str, str]]) -> dict[str, str | None]:
@@ -64,8 +65,9 @@ class _Captured:
         return [self.body] if self.body else []
 
 
-def _call(app, environ) -> tuple[str, list, bytes] | None:
-    """Run the WSGI app on ``environ``; None if the answer is too big to keep (checked before reading)."""
+def _call(app, environ, limit: int) -> tuple[str, list, bytes] | None:
+    """Run the WSGI app on ``environ``; None if the answer is bigger than ``limit`` bytes, told
+    by its Content-Length before the body is read (a large file is not read into memory)."""
     seen = []
 
     def start_response(status, headers, exc_info=None):
@@ -74,6 +76,9 @@ def _call(app, environ) -> tuple[str, list, bytes] | None:
 
     iterable = app(environ, start_response)
     try:
+        length = next((v for name, v in seen[1] if name.lower() == "content-length"), None)
+        if length is not None and int(length) > limit:
+            return None
         return seen[0], seen[1], b"".join(iterable)
     finally:
         if hasattr(iterable, "close"):
@@ -95,6 +100,7 @@ class ScenarioFastPath:
         self._bytes = 0
         self._lock = threading.Lock()
         self._date = (0, "")
+        self._big: set[tuple] = set()  # keys whose answer is over max_item
 
     # --- classification --------------------------------------------------------------------------
     def _key(self, environ) -> tuple[tuple[str, str, str], str | None] | None:
@@ -141,7 +147,7 @@ class ScenarioFastPath:
         if found is None:
             return self.app(environ, start_response)
         key, if_none_match = found
-        if not self.scenarios.ready(key[0]):  # the route checks the disk every time; so do we
+        if key in self._big or not self.scenarios.ready(key[0]):  # the route checks the disk every time; so do we
             return self.app(environ, start_response)
         with self._lock:
             pair = self._cache.get(key)
@@ -167,14 +173,17 @@ class ScenarioFastPath:
         """Flask's own 200 and 304 for this key, kept when they are what this path expects."""
         clean = {k: v for k, v in environ.items() if k != "HTTP_IF_NONE_MATCH"}
         clean.pop("wsgi.file_wrapper", None)  # a big file would come back as a file wrapper; we want bytes
-        status, headers, body = _call(self.app, clean)
-        full = _Captured(status, headers, body)
-        if not status.startswith("200 ") or full.etag is None or len(body) > self.max_item:
+        answered = _call(self.app, clean, self.max_item)
+        if answered is None or not answered[0].startswith("200 ") or len(answered[2]) > self.max_item:
+            self._too_big(key, answered is None)
             return None
-        status, headers, body = _call(self.app, {**clean, "HTTP_IF_NONE_MATCH": full.etag})
-        not_modified = _Captured(status, headers, body)
-        if not status.startswith("304 "):
+        full = _Captured(*answered)
+        if full.etag is None:
             return None
+        answered = _call(self.app, {**clean, "HTTP_IF_NONE_MATCH": full.etag}, self.max_item)
+        if answered is None or not answered[0].startswith("304 "):
+            return None
+        not_modified = _Captured(*answered)
         with self._lock:
             if key not in self._cache:
                 self._cache[key] = (full, not_modified)
@@ -183,6 +192,15 @@ class ScenarioFastPath:
                     _old, (dropped, _nm) = self._cache.popitem(last=False)
                     self._bytes -= len(dropped.body)
         return full, not_modified
+
+    def _too_big(self, key, too_big: bool) -> None:
+        """A finished scenario's file never changes size: once too big, the key goes straight to
+        Flask, which streams it, instead of being asked twice on every request."""
+        if too_big:
+            with self._lock:
+                if len(self._big) >= BIG_KEYS:
+                    self._big.clear()
+                self._big.add(key)
 
     def _now(self) -> str:
         second = int(time.time())

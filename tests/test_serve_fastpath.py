@@ -158,3 +158,35 @@ def test_the_memory_budget_evicts_the_oldest(demo_kb_store, tmp_path):
         answer = client.get(f"/api/scenarios/{scenario_id}?format={name}")
         assert answer.status_code == 200 and len(answer.data) == sizes[name]
     assert len(small._cache) == 1 and small.hits == 4
+
+
+def test_an_answer_too_big_to_keep_is_left_to_flask(demo_kb_store, tmp_path):
+    """Over the per-item limit, the answer is Flask's every time (same bytes), the fast path keeps
+    nothing, and after the first request it no longer asks Flask twice."""
+    from werkzeug.test import Client
+
+    from server.app import create_app
+    from server.fastpath import ScenarioFastPath
+
+    app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc"})
+    client = Client(app)
+    response = client.post("/api/scenarios", json={**SPEC, "seed": 14})
+    while response.status_code == 202:
+        response = client.post("/api/scenarios", json={**SPEC, "seed": 14})
+    scenario_id = response.get_json()["id"]
+    inner = app.extensions["factforge.fastpaths"]["scenarios"].app
+    calls = []
+
+    def counting(environ, start_response):
+        calls.append(environ.get("PATH_INFO"))
+        return inner(environ, start_response)
+
+    expected = Client(inner).get(f"/api/scenarios/{scenario_id}?format=tsv").data
+    app.wsgi_app = small = ScenarioFastPath(counting, app.extensions["factforge"].scenarios,
+                                            [("text/tab-separated-values", "tsv")], "tsv",
+                                            max_item=len(expected) - 1, max_total=1 << 20)
+    for _ in range(3):
+        answer = client.get(f"/api/scenarios/{scenario_id}?format=tsv")
+        assert answer.status_code == 200 and answer.data == expected
+    assert small.hits == 0 and not small._cache
+    assert len(calls) == 4  # the first request asked Flask twice (to measure, then to answer); later ones once
