@@ -71,8 +71,9 @@ def kb_files(kb: str) -> list[tuple[Path, str | None]]:
 
 # The floor: bare waitress (same threads, same switch interval as `factforge serve`) answering
 # with the cached scenario's bytes and no framework at all. A WSGI fast path cannot beat this.
+# With --server-workers N, N such processes share the port (SO_REUSEPORT), as our workers do.
 FLOOR = """
-import sys
+import socket, sys
 from waitress import serve
 sys.setswitchinterval({switch})
 body = open({path!r}, "rb").read()
@@ -80,7 +81,11 @@ headers = [("Content-Type", "text/tab-separated-values; charset=utf-8"), ("Conte
 def app(environ, start_response):
     start_response("200 OK", headers)
     return [body]
-serve(app, host="127.0.0.1", port={port}, threads={threads}, _quiet=True)
+sock = socket.socket()
+sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+sock.bind(("127.0.0.1", {port}))
+sock.listen(2048)
+serve(app, sockets=[sock], threads={threads}, _quiet=True)
 """
 
 
@@ -117,6 +122,7 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=32, help="concurrent clients (default 32)")
     parser.add_argument("--wrk-threads", type=int, default=2)
     parser.add_argument("--server-threads", type=int, default=8)
+    parser.add_argument("--server-workers", type=int, default=1, help="`factforge serve --workers` (default 1)")
     args = parser.parse_args()
     if shutil.which("wrk") is None or shutil.which("oxigraph") is None:
         raise SystemExit("needs wrk (apt-get install wrk) and the oxigraph CLI (pip install oxigraph)")
@@ -133,7 +139,8 @@ def main() -> int:
                            + (["--graph", graph] if graph else []), check=True, capture_output=True)
         ours, theirs, floor = free_port(), free_port(), free_port()
         processes.append(start([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store),
-                                "--port", str(ours), "--threads", str(args.server_threads)], work / "serve.log", env))
+                                "--port", str(ours), "--threads", str(args.server_threads),
+                                "--workers", str(args.server_workers)], work / "serve.log", env))
         processes.append(start(["oxigraph", "serve-read-only", "--location", str(work / "oxigraph"),
                                 "--bind", f"127.0.0.1:{theirs}", "--union-default-graph"], work / "oxigraph.log"))
         base, direct = f"http://127.0.0.1:{ours}", f"http://127.0.0.1:{theirs}"
@@ -155,10 +162,11 @@ def main() -> int:
         switch = float(subprocess.run(  # the serving process's setting, read from the code it runs
             [sys.executable, "-c", "import server.serve as s; print(getattr(s, 'SWITCH_INTERVAL', 0.005))"],
             capture_output=True, text=True, check=True).stdout)
-        processes.append(start([sys.executable, "-c", FLOOR.format(switch=switch, path=str(work / "floor.tsv"),
-                                                                   port=floor, threads=args.server_threads)],
-                               work / "floor.log"))
-        wait_for(f"http://127.0.0.1:{floor}/", processes[2])
+        for _ in range(args.server_workers):
+            processes.append(start([sys.executable, "-c", FLOOR.format(
+                switch=switch, path=str(work / "floor.tsv"), port=floor, threads=args.server_threads)],
+                work / f"floor{len(processes)}.log"))
+        wait_for(f"http://127.0.0.1:{floor}/", processes[-1])
 
         runs = [("cached scenario GET (TSV)", f"{scenario}?format=tsv", "text/tab-separated-values"),
                 ("cached scenario GET (JSON)", scenario, "application/json"),
@@ -170,7 +178,8 @@ def main() -> int:
                          "application/sparql-results+json"))
         single = [run for run in runs if "query" in run[0]]  # one client: a request's own time, no queue
         print(f"KB {args.kb}; {args.rounds} rounds of {args.duration} s per URL, {args.connections} connections "
-              f"(and 1 connection, at most 10 s, for the queries); wrk on the same 2 cores\n", flush=True)
+              f"(and 1 connection, at most 10 s, for the queries); {args.server_workers} server process(es) of "
+              f"{args.server_threads} threads; wrk on the same 2 cores\n", flush=True)
         figures: dict[tuple[str, int], list[dict]] = {}
         for _round in range(args.rounds):  # rounds interleave ours and the direct server under the same noise
             for connections, chosen in ((args.connections, runs), (1, single)):

@@ -99,12 +99,7 @@ def create_scenario():
         spec = st.scenarios.parse_spec(data)
     except SpecError as error:
         raise ApiError(422, str(error), error.field) from None
-    job = st.scenarios.submit(spec)
-    if job.future is not None and job.status != "done":
-        try:
-            job.future.result(timeout=current_app.config["SYNC_WAIT"])
-        except TimeoutError:
-            pass
+    job = st.scenarios.wait(st.scenarios.submit(spec), current_app.config["SYNC_WAIT"])
     return _job_response(job)
 
 
@@ -138,7 +133,7 @@ def list_scenarios():
 
 @api.get("/jobs/<job_id>")
 def job(job_id: str):
-    found = state().scenarios.jobs.get(job_id)
+    found = state().scenarios.status(job_id)
     if found is None:
         if state().scenarios.ready(job_id):
             return jsonify({**_scenario_body(job_id), "scenario_url": url_for("api.scenario", scenario_id=job_id)})
@@ -153,7 +148,7 @@ def _folder(scenario_id: str):
     st = state()
     folder = st.scenarios.folder(scenario_id)
     if folder is None:
-        pending = st.scenarios.jobs.get(scenario_id)
+        pending = st.scenarios.status(scenario_id)
         if pending is not None and pending.status in ("queued", "running"):
             raise ApiError(409, f"scenario {scenario_id} is still being made; see {url_for('api.job', job_id=scenario_id)}",
                            headers={"Retry-After": "1"})

@@ -1,7 +1,8 @@
 """Frozen releases over HTTP: list, read a manifest, create (with the token), download with an ETag.
 
 Creating a release may take minutes, so it runs on a worker thread of its own; the request waits
-at most ``SYNC_WAIT`` seconds and then answers 202 with a status URL.
+at most ``SYNC_WAIT`` seconds and then answers 202 with a status URL. The status is also kept in
+``<releases>/.jobs/`` (server/job_files.py), so any worker process of the server can answer it.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from sparql.store import Store, StoreError
 from . import openapi, releases as lib
 from .auth import require_token
 from .errors import ApiError
+from .job_files import JobFiles
 from .state import state
 
 releases = Blueprint("releases", __name__)
@@ -39,6 +41,7 @@ class ReleaseJob:
     error: dict | None = None
     submitted: float = field(default_factory=time.time)
     future: object = None
+    claim: object = None  # the name's claim while this process makes it
 
     def to_dict(self) -> dict:
         out = {"name": self.name, "status": self.status, "progress": {"done": self.done, "total": self.total}}
@@ -48,13 +51,16 @@ class ReleaseJob:
 
 
 class ReleaseJobs:
-    """Releases being made by this server: one at a time, at most one per name."""
+    """Releases being made by this server: one at a time, at most one per name, across processes."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self.jobs: dict[str, ReleaseJob] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="release")
+        self.files = JobFiles(self.root / lib.JOBS)
+        for name in lib.remove_abandoned(self.root):
+            log.warning("removed the unfinished folder of release %s (its maker was killed)", name)
         atexit.register(self.close)
 
     def submit(self, store: Store, name: str, specs: list[ScenarioSpec]) -> ReleaseJob:
@@ -66,19 +72,34 @@ class ReleaseJobs:
                 raise lib.ReleaseExists(f"name: a release {name!r} exists already; releases are never replaced",
                                         "name")
             job = ReleaseJob(name, total=len(specs))
+            job.claim = lib.claim_name(self.root, name)  # ReleaseExists when another process makes it
+            self._publish(job)
             job.future = self._pool.submit(self._run, job, store, specs)
             self.jobs[name] = job
         return job
 
+    def status(self, name: str) -> dict | None:
+        """The job's status as this process knows it, or as another process wrote it; None if none."""
+        job = self.jobs.get(name)
+        return job.to_dict() if job is not None else self.files.read(name)
+
+    def _publish(self, job: ReleaseJob) -> None:
+        try:
+            self.files.write(job.name, job.to_dict())
+        except OSError:
+            log.warning("could not write the status of release %s", job.name)
+
     def _run(self, job: ReleaseJob, store: Store, specs: list[ScenarioSpec]) -> None:
         job.status = "running"
+        self._publish(job)
 
         def on_scenario(done: int, _total: int) -> None:
             job.done = done
+            self._publish(job)
 
         try:
             lib.create_release(store, job.name, specs, self.root, on_scenario=on_scenario,
-                               spec_check=lambda spec: spec)  # checked before the job was queued
+                               spec_check=lambda spec: spec, claim=job.claim)  # specs checked before queueing
             job.status = "done"
         except lib.ReleaseExists as error:
             job.status, job.error = "failed", {"status": 409, "error": str(error), "field": error.field}
@@ -89,6 +110,9 @@ class ReleaseJobs:
         except Exception as error:  # a bug: report it on the status page, keep serving
             log.exception("release %s failed", job.name)
             job.status, job.error = "failed", {"status": 500, "error": f"release failed ({type(error).__name__})"}
+        finally:
+            self._publish(job)  # before the claim goes: see JobFiles.read
+            job.claim.release()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -114,8 +138,8 @@ def _archive(name: str) -> Path:
         raise ApiError(404, f"release: no release {name!r}", "name")
     path = lib.archive_path(_root(), name)
     if not path.is_file():
-        job = _jobs().jobs.get(name)
-        hint = f" yet (see {url_for('releases.status', name=name)})" if job and job.status != "failed" else ""
+        job = _jobs().status(name)
+        hint = f" yet (see {url_for('releases.status', name=name)})" if job and job["status"] != "failed" else ""
         raise ApiError(404, f"release: no release {name!r}{hint}", "name")
     return path
 
@@ -146,11 +170,11 @@ def release(name: str):
 
 @releases.get("/api/releases/<name>/status")
 def status(name: str):
-    job = _jobs().jobs.get(name) if lib.NAME_RE.fullmatch(name) else None
-    if job is None or job.status == "failed" and lib.archive_path(_root(), name).is_file():
+    job = _jobs().status(name) if lib.NAME_RE.fullmatch(name) else None
+    if job is None or job["status"] != "done" and lib.archive_path(_root(), name).is_file():
         _archive(name)  # made earlier, or by `factforge release create`: done, or a 404
         return jsonify({"name": name, "status": "done", **_links(name)})
-    return jsonify({**job.to_dict(), **_links(name)})
+    return jsonify({**job, **_links(name)})
 
 
 @releases.post("/api/releases")

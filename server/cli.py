@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="server processes on the port (default 1; one per core serves more at once)")
+    serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker of --workers N
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
     serve.add_argument("--row-cap", type=int, default=100_000, help="/sparql row cap (default 100000)")
     serve.add_argument("--max-facts", type=int, default=20_000, help="largest scenario served (size + train_size)")
@@ -281,17 +284,52 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
 
 
 def cmd_serve(args) -> int:
-    from .serve import app_config, demo_store, serve
-
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port: {args.port} is not a port number")
+    if not 1 <= args.workers <= 64:
+        raise CliError(f"--workers: {args.workers} is not between 1 and 64")
+    if args.threads < 1:
+        raise CliError(f"--threads: {args.threads} is below 1")
+    if args.workers > 1 and args.listen_fd is None:
+        return _supervise(args)
+    from .serve import app_config, demo_store, serve
+
+    worker = args.listen_fd is not None
     if args.store or args.endpoint:
-        store = _reading_store(args)
+        if args.store and not Path(args.store).exists():
+            raise CliError(f"--store: {args.store} does not exist (load something into it first)")
+        # Workers share the store: RocksDB lets many processes open it read-only, only one read-write.
+        store = open_store(args.store, args.endpoint, read_only=bool(worker and args.store))
     else:
-        print("No --store or --endpoint: serving the bundled demo KB from memory.", flush=True)
-        store = demo_store(progress=not args.quiet)
-    serve(store, app_config(args), host=args.host, port=args.port, threads=args.threads)
+        if not worker:
+            print("No --store or --endpoint: serving the bundled demo KB from memory.", flush=True)
+        store = demo_store(progress=not args.quiet and not worker)
+    serve(store, app_config(args), host=args.host, port=args.port, threads=args.threads, listen_fd=args.listen_fd)
     return 0
+
+
+def _supervise(args) -> int:
+    from .workers import Supervisor, WorkerFailed
+
+    if args.store and not Path(args.store).exists():
+        raise CliError(f"--store: {args.store} does not exist (load something into it first)")
+    child = (["--quiet"] if args.quiet else []) + [
+        "serve", "--threads", str(args.threads), "--sparql-timeout", str(args.sparql_timeout),
+        "--row-cap", str(args.row_cap), "--max-facts", str(args.max_facts)]
+    for flag, value in (("--store", args.store), ("--endpoint", args.endpoint), ("--scenarios", args.scenarios),
+                        ("--releases", args.releases)):
+        if value:
+            child += [flag, str(Path(value).resolve()) if flag != "--endpoint" else value]
+    if not (args.store or args.endpoint):
+        print("No --store or --endpoint: each worker serves the bundled demo KB from memory.", flush=True)
+    try:
+        supervisor = Supervisor(child, host=args.host, port=args.port, workers=args.workers)
+    except OSError as error:
+        raise CliError(f"--port: cannot listen on {args.host}:{args.port} ({error.strerror or error})") from None
+    try:
+        return supervisor.run()
+    except WorkerFailed as error:
+        raise CliError(str(error)) from None
 
 
 def cmd_fingerprint(args) -> int:

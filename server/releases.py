@@ -10,7 +10,9 @@ rebuilt and compared byte for byte, and its sha256 is a stable ETag.
 
 Creation is all or nothing: everything is built in a hidden folder inside the releases folder and
 the finished archive is hard-linked into place, which fails rather than overwrite a release that
-appeared meanwhile. Whatever happens, the hidden folder is removed.
+appeared meanwhile. Whatever happens, the hidden folder is removed; only a kill can leave one, and
+the next maker of that name or the next server start removes it (``remove_abandoned``). A maker
+holds its name's claim (server/job_files.py), so two processes never make one name at once.
 """
 from __future__ import annotations
 
@@ -35,8 +37,12 @@ from generators.writers import formats as known_formats
 from sparql import __version__
 from sparql.store import Store, default_cache_root
 
+from .job_files import Claim, JobFiles
+
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SUFFIX = ".tar.gz"
+PARTIAL = ".partial"  # a release being made: <root>/.<name>.<random>.partial/
+JOBS = ".jobs"        # claims and status of releases being made (server/job_files.py)
 MANIFEST = "manifest.json"
 README = "README.md"
 FORMAT = "factforge-release/1"
@@ -129,10 +135,12 @@ def _check_formats(names: Iterable[str]) -> list[str]:
 # --- creating ----------------------------------------------------------------------------------------
 def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLike, *,
                    formats: Iterable[str] = DEFAULT_FORMATS, progress: bool = False,
-                   on_scenario: Callable[[int, int], None] | None = None, spec_check=None) -> dict:
+                   on_scenario: Callable[[int, int], None] | None = None, spec_check=None,
+                   claim: Claim | None = None) -> dict:
     """Generate every spec's scenario and freeze them as ``<releases_dir>/<name>.tar.gz``; its manifest.
 
     ``on_scenario(done, total)`` is called after each scenario (a server's status page uses it).
+    ``claim`` is the name's claim when the caller holds it already (and releases it itself).
     """
     root = Path(releases_dir)
     target = archive_path(root, name)
@@ -141,8 +149,13 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
         raise ReleaseExists(f"name: a release {name!r} exists already ({target}); releases are never replaced", "name")
     parsed = parse_specs(specs, check=spec_check or known_predicate(store))
     root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".partial", dir=root))
+    own_claim = claim is None
+    if own_claim:
+        claim = claim_name(root, name)
+    staging = None
     try:
+        remove_abandoned(root, name)
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=PARTIAL, dir=root))
         top = staging / name
         top.mkdir()
         scenarios = _write_scenarios(store, parsed, top, names, progress=progress, on_scenario=on_scenario)
@@ -152,7 +165,46 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
         _publish(packed, target, name)
         return manifest
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        if own_claim:
+            claim.release()
+
+
+def claim_name(root: str | os.PathLike, name: str) -> Claim:
+    """The right to make release ``name``, or ReleaseExists while another maker holds it."""
+    Path(root).mkdir(parents=True, exist_ok=True)
+    claim = JobFiles(Path(root) / JOBS).claim(name)
+    if claim is None:
+        raise ReleaseExists(f"name: a release {name!r} is being made now", "name")
+    return claim
+
+
+def remove_abandoned(root: str | os.PathLike, name: str | None = None) -> list[str]:
+    """Remove the staging folders of releases whose maker was killed (nobody holds their name now).
+
+    A crash is cleaned up by ``create_release`` itself; a SIGKILL or a power cut is not, and leaves
+    a hidden ``.<name>.*.partial`` folder. The names whose folders went.
+    """
+    root = Path(root)
+    gone = []
+    jobs = JobFiles(root / JOBS) if root.is_dir() else None
+    for folder in sorted(root.glob(f".*{PARTIAL}")) if jobs else []:
+        owner = folder.name[1:-len(PARTIAL)].rpartition(".")[0]
+        if not NAME_RE.fullmatch(owner) or name is not None and owner != name or not folder.is_dir():
+            continue
+        if name is None:  # our caller does not hold this name's claim: nobody may, to remove it
+            claim = jobs.claim(owner)
+            if claim is None:
+                continue
+            try:
+                shutil.rmtree(folder, ignore_errors=True)
+            finally:
+                claim.release()
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+        gone.append(owner)
+    return gone
 
 
 def _write_scenarios(store: Store, specs: list[ScenarioSpec], top: Path, names: list[str], *,

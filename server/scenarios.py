@@ -7,7 +7,9 @@ ETag. The reference KB R is big and rarely wanted: only the list of removed trip
 is written the first time someone asks for it.
 
 Generation runs on one worker thread: it is CPU-bound Python, so more threads would only share
-the GIL, and one queue keeps request threads free. Jobs are deduplicated by id.
+the GIL, and one queue keeps request threads free. Jobs are deduplicated by id, across the worker
+processes of ``factforge serve --workers N`` too: whoever makes a scenario holds its claim and keeps
+its status in ``<root>/.jobs/`` (server/job_files.py), where every process reads it.
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ from generators.writers import RENDERERS, load_all, write_scenario
 from sparql import __version__, profiles
 from sparql.store import Store, StoreError
 
+from .job_files import ACTIVE, Claim, JobFiles
+
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
@@ -46,6 +50,8 @@ class Job:
     submitted: float = field(default_factory=time.time)
     finished: float | None = None
     future: Future | None = None
+    claim: Claim | None = None   # held while this process makes it
+    remote: bool = False         # made by another worker process; its status comes from the job file
 
     def to_dict(self) -> dict:
         out = {"id": self.id, "status": self.status, "step": self.step,
@@ -54,6 +60,12 @@ class Job:
         if self.error:
             out["error"] = self.error
         return out
+
+    def update(self, status: dict) -> "Job":
+        """Take over a status another process wrote (see ``to_dict``)."""
+        self.status, self.step, self.error = status["status"], status.get("step"), status.get("error")
+        self.steps_done = status.get("progress", {}).get("done", 0)
+        return self
 
 
 class ScenarioService:
@@ -71,6 +83,7 @@ class ScenarioService:
         self._lock = threading.Lock()
         self._reference_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
+        self.job_files = JobFiles(self.root / ".jobs")
         load_all()
 
     # --- specs -------------------------------------------------------------------------------
@@ -92,19 +105,92 @@ class ScenarioService:
 
     # --- jobs --------------------------------------------------------------------------------
     def submit(self, spec: ScenarioSpec) -> Job:
-        """The job making this scenario: a finished one when it is on disk, else queued or running."""
+        """The job making this scenario: a finished one when it is on disk, else queued or running,
+        here or in another worker process."""
         scenario_id = self.scenario_id(spec)
         with self._lock:
-            job = self.jobs.get(scenario_id)
-            if job and job.status in ("queued", "running", "done") and (job.status != "done" or self.ready(scenario_id)):
+            job = self._known(scenario_id)
+            if job is not None:
                 return job
-            job = Job(scenario_id, spec)
-            if self.ready(scenario_id):
+        # Outside the lock: a claim held elsewhere is retried for a few ms, and cached GETs share the lock.
+        claim = None if self.ready(scenario_id) else self.job_files.claim(scenario_id)
+        with self._lock:
+            # Only this process's own jobs now: with the claim in our hands, a dead maker's file
+            # would read as running.
+            job = self._known(scenario_id, local_only=True)
+            if job is not None:  # another thread of this process got here first
+                if claim is not None:
+                    claim.release()
+                return job
+            job = Job(scenario_id, spec, claim=claim)
+            if self.ready(scenario_id):  # on disk already (perhaps made elsewhere while we claimed)
+                if claim is not None:
+                    claim.release()
+                    job.claim = None
                 job.status, job.steps_done, job.finished = "done", len(STEPS), time.time()
+            elif claim is None:  # another process is making it
+                job.remote = True
+                self._refresh(job)
             else:
+                self._publish(job)
                 job.future = self._pool.submit(self._run, job)
             self.jobs[scenario_id] = job
             self._forget_old_jobs()
+        return job
+
+    def _known(self, scenario_id: str, *, local_only: bool = False) -> Job | None:
+        """The job for the id this process knows, if still under way or done; None to start afresh."""
+        job = self.jobs.get(scenario_id)
+        if job is not None and job.remote and local_only:
+            return None
+        if job is not None and job.remote:
+            self._refresh(job)
+        if job is not None and (job.status in ACTIVE or job.status == "done" and self.ready(scenario_id)):
+            return job
+        return None
+
+    def _refresh(self, job: Job) -> Job:
+        """A remote job's status, from the file its maker keeps."""
+        if self.ready(job.id):
+            job.status, job.steps_done, job.error = "done", len(STEPS), None
+            return job
+        status = self.job_files.read(job.id)
+        if status is None:  # its maker has not written yet, or cleared it: nobody finished it
+            job.status = "queued" if self.job_files.held(job.id) else "failed"
+            if job.status == "failed":
+                job.error = {"status": 503, "error": "the scenario was not made; send the same request again"}
+            return job
+        return job.update(status)
+
+    def status(self, scenario_id: str) -> Job | None:
+        """The job for this id as this process knows it or reads it from the job files; None if none."""
+        with self._lock:
+            job = self.jobs.get(scenario_id)
+            if job is not None:
+                return self._refresh(job) if job.remote else job
+        if not _valid_id(scenario_id):
+            return None
+        status = self.job_files.read(scenario_id)
+        if status is None:
+            return None
+        try:
+            spec = ScenarioSpec.from_dict(status["spec"])
+        except (SpecError, KeyError, TypeError):
+            return None
+        return self._refresh(Job(scenario_id, spec, remote=True).update(status))
+
+    def wait(self, job: Job, timeout: float) -> Job:
+        """Wait up to ``timeout`` seconds for the job to end; it as it is then."""
+        if job.future is not None:
+            try:
+                job.future.result(timeout=timeout)
+            except TimeoutError:
+                pass
+            return job
+        deadline = time.monotonic() + timeout
+        while job.remote and job.status in ACTIVE and time.monotonic() < deadline:
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+            self._refresh(job)
         return job
 
     def _forget_old_jobs(self) -> None:
@@ -112,12 +198,22 @@ class ScenarioService:
         for job in sorted(finished, key=lambda j: j.submitted)[:max(0, len(self.jobs) - self.keep_jobs)]:
             del self.jobs[job.id]
 
+    def _publish(self, job: Job) -> None:
+        try:
+            self.job_files.write(job.id, job.to_dict())
+        except OSError:  # a status others cannot read is a lesser harm than a failed job
+            import logging
+
+            logging.getLogger("factforge.server").warning("could not write the status of %s", job.id)
+
     def _run(self, job: Job) -> None:
         job.status = "running"
+        self._publish(job)
 
         def on_step(name: str) -> None:
             job.step = name
             job.steps_done += 1
+            self._publish(job)
 
         try:
             scenario = generate(self.store, job.spec, on_step=on_step)
@@ -137,6 +233,9 @@ class ScenarioService:
             job.error = {"status": 500, "error": f"generation failed ({type(error).__name__}: {error})"}
         finally:
             job.finished = time.time()
+            self._publish(job)  # before the claim goes: see JobFiles.read
+            if job.claim is not None:
+                job.claim.release()
 
     def _write(self, scenario) -> None:
         target = self.root / scenario.id
@@ -202,7 +301,8 @@ class ScenarioService:
             if not path.is_file():
                 removed = [tuple(line.split("\t")) for line in
                            (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
-                partial = path.with_suffix(".partial")
+                # Named per process: another worker process may be writing the same R now.
+                partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
                 with open(partial, "wb") as out:
                     write_reference(self.store, removed, out)
                 os.replace(partial, path)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 import threading
 
@@ -39,13 +40,26 @@ def app_config(args) -> dict:
 SWITCH_INTERVAL = 0.001
 
 
-def serve(store: Store, config: dict, *, host: str, port: int, threads: int) -> None:
+def serve(store: Store, config: dict, *, host: str, port: int, threads: int, listen_fd: int | None = None) -> None:
+    """Serve until stopped; on a socket inherited from a supervisor (server/workers.py) when
+    ``listen_fd`` is given."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # waitress warns of every queued request ("Task queue depth is N"): one line per request under
+    # any real load, which drowns the log; a load test reports queueing better than a log does.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(store, config)
-    server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
-    print(f"factforge serving {store.kind} KB {store.fingerprint()} on http://{host}:{server.effective_port}/ "
-          f"(console /, API /api, SPARQL /sparql, docs /docs)", flush=True)
+    described = f"{store.kind} KB {store.fingerprint()}"
+    if listen_fd is None:
+        server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
+        print(f"factforge serving {described} on http://{host}:{server.effective_port}/ "
+              f"(console /, API /api, SPARQL /sparql, docs /docs)", flush=True)
+    else:
+        from .workers import READY, watch_parent
+
+        server = create_server(app, sockets=[socket.socket(fileno=listen_fd)], threads=threads, ident="factforge")
+        watch_parent()
+        print(f"{READY} {described}", flush=True)
     server.run()
 
 

@@ -120,8 +120,12 @@ class EmbeddedStore(Store):
         return self._fingerprint
 
     def cache_dir(self) -> Path:
-        if self.path is not None and not self.is_bare and not self.read_only:
-            return self.path / "cache"
+        if self.path is not None and not self.is_bare:
+            own = self.path / "cache"
+            # Read-only (the worker processes of one server) still shares the store's own cache,
+            # unless this user may not write there.
+            if not self.read_only or os.access(own if own.is_dir() else self.path, os.W_OK):
+                return own
         return default_cache_root()
 
     # --- queries --------------------------------------------------------------------------------

@@ -26,6 +26,11 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def published(root: Path) -> list[str]:
+    """What a releases folder holds besides its makers' claims (so hidden staging folders show)."""
+    return sorted(p.name for p in root.iterdir() if p.name != lib.JOBS)
+
+
 def members(path: Path) -> dict[str, bytes]:
     with tarfile.open(path, "r:gz") as tar:
         return {m.name: tar.extractfile(m).read() if m.isfile() else None for m in tar.getmembers()}
@@ -102,7 +107,7 @@ def test_an_existing_name_is_refused_and_left_alone(made, demo_kb_store):
         lib.create_release(demo_kb_store, "r1", [SPEC_A], root)
     assert error.value.field == "name"
     assert archive.read_bytes() == before and archive.stat().st_mtime_ns == stat.st_mtime_ns
-    assert sorted(p.name for p in root.iterdir()) == ["r1.tar.gz"]
+    assert published(root) == ["r1.tar.gz"]
 
 
 @pytest.mark.parametrize("name", ["../x", "a/b", "", ".hidden", "-x", "x" * 65, "a b", "r1\n", None])
@@ -130,7 +135,7 @@ def test_a_failing_second_scenario_leaves_no_trace(made, demo_kb_store):
     with pytest.raises(lib.ReleaseError) as error:
         lib.create_release(demo_kb_store, "half", [SPEC_A, TOO_BIG], root)
     assert error.value.field == "specs[1]" and "only" in str(error.value)
-    assert sorted(p.name for p in root.iterdir()) == ["r1.tar.gz"]  # no half.tar.gz, no hidden folder
+    assert published(root) == ["r1.tar.gz"]  # no half.tar.gz, no hidden folder
     assert archive.read_bytes() == before
 
 
@@ -149,8 +154,63 @@ def test_a_crash_while_packing_leaves_no_trace(made, demo_kb_store, monkeypatch)
     with pytest.raises(OSError):
         lib.create_release(demo_kb_store, "crash", [SPEC_A], root)
     assert len(calls) == 6
-    assert sorted(p.name for p in root.iterdir()) == ["r1.tar.gz"]
+    assert published(root) == ["r1.tar.gz"]
     assert archive.read_bytes() == before
+
+
+# A maker killed with SIGKILL: it claims the name, writes its first scenario, and dies before packing.
+KILLED_MAKER = """
+import os, signal, sys
+from server import releases as lib
+from server.cli import demo_kb_path
+from sparql.loading import load_files
+from sparql.store import open_store
+store = open_store()
+load_files(store, [demo_kb_path()])
+def die(done, total):
+    os.kill(os.getpid(), signal.SIGKILL)
+lib.create_release(store, "killed", [{spec!r}, {spec_b!r}], sys.argv[1], on_scenario=die)
+"""
+
+
+def test_a_killed_maker_leaves_a_folder_that_the_next_maker_removes(demo_kb_store, tmp_path):
+    import subprocess
+    import sys
+
+    root = tmp_path / "rel"
+    done = subprocess.run([sys.executable, "-c", KILLED_MAKER.format(spec=SPEC_A, spec_b=SPEC_B), str(root)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == -9, done.stderr
+    left = [p.name for p in root.glob(".killed.*.partial")]
+    assert len(left) == 1 and any((root / left[0]).rglob("*.tsv"))
+    assert not lib.JobFiles(root / lib.JOBS).held("killed")  # the kernel dropped the dead maker's claim
+
+    other = root / ".other.abcd1234.partial"  # a folder whose maker is alive: left alone
+    other.mkdir()
+    alive = lib.claim_name(root, "other")
+    try:
+        assert lib.remove_abandoned(root) == ["killed"]
+        assert published(root) == [other.name]
+    finally:
+        alive.release()
+    assert lib.remove_abandoned(root) == ["other"] and published(root) == []
+
+    (root / left[0]).mkdir()  # as killed again; the next maker of the name cleans up before it starts
+    lib.create_release(demo_kb_store, "killed", [SPEC_A], root)
+    assert published(root) == ["killed.tar.gz"]
+
+
+def test_one_name_has_one_maker_at_a_time(demo_kb_store, tmp_path):
+    root = tmp_path / "rel"
+    held = lib.claim_name(root, "busy")
+    try:
+        with pytest.raises(lib.ReleaseExists, match="being made now") as error:
+            lib.create_release(demo_kb_store, "busy", [SPEC_A], root)
+        assert error.value.field == "name" and published(root) == []
+    finally:
+        held.release()
+    lib.create_release(demo_kb_store, "busy", [SPEC_A], root)
+    assert published(root) == ["busy.tar.gz"]
 
 
 def test_verify_finds_a_changed_an_extra_and_a_missing_file(made, tmp_path):
@@ -245,7 +305,7 @@ def test_cli_create_list_verify(demo_dir_store, tmp_path, capsys, monkeypatch):
     assert main(["--quiet", "release", "create", "cli2", "--spec", str(spec_file), "--spec", str(bad_file),
                  "--store", str(demo_dir_store)]) == 1
     assert f"--spec {bad_file}: specs[1].ratio" in capsys.readouterr().err
-    assert sorted(p.name for p in rel.iterdir()) == ["cli1.tar.gz"] and archive.read_bytes() == before
+    assert published(rel) == ["cli1.tar.gz"] and archive.read_bytes() == before
 
     rewrite(archive, lambda name, data: data + b"x" if name.endswith("reference.nt") else data)
     assert main(["release", "verify", str(archive)]) == 1

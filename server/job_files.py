@@ -1,0 +1,107 @@
+"""Job status that every worker process of one server can see: a JSON file and a lock per job.
+
+``factforge serve --workers N`` runs N processes on one socket, so a POST may land on one process
+and the status poll on another. The process making a job holds an exclusive ``flock`` on
+``<dir>/<key>.lock`` for as long as it works on it and rewrites ``<dir>/<key>.json`` at each step.
+The kernel drops the lock when its process dies, so a status file that still says "running" while
+nobody holds the lock is an orphan: its maker was killed, and the job may be claimed again.
+
+Lock files are never deleted: deleting one while a process holds it would let a third process lock
+a new file of the same name, and two processes would both believe they own the job.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+ACTIVE = ("queued", "running")
+# held() takes a shared lock for an instant; a claim that meets it tries again this often.
+CLAIM_TRIES = 20
+CLAIM_PAUSE = 0.002
+
+
+class Claim:
+    """The right to make one job; dropped by release(), or by the kernel when the process ends."""
+
+    def __init__(self, fd: int):
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops its flock
+            self._fd = None
+
+
+class JobFiles:
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def _lock_path(self, key: str) -> str:
+        return str(self.folder / f"{key}.lock")
+
+    def claim(self, key: str) -> Claim | None:
+        """The job's claim, or None while another process (or another claim here) holds it."""
+        fd = os.open(self._lock_path(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        for attempt in range(CLAIM_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return Claim(fd)
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                if attempt + 1 < CLAIM_TRIES:
+                    time.sleep(CLAIM_PAUSE)
+        os.close(fd)
+        return None
+
+    def held(self, key: str) -> bool:
+        """Whether some process holds the job's claim now."""
+        try:
+            fd = os.open(self._lock_path(key), os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+        except OSError as error:
+            if error.errno in (errno.EAGAIN, errno.EACCES):
+                return True
+            raise
+        finally:
+            os.close(fd)  # also drops the shared lock, if it was taken
+
+    def write(self, key: str, status: dict) -> None:
+        path = self.folder / f"{key}.json"
+        partial = self.folder / f".{key}.{os.getpid()}.{threading.get_ident()}.partial"
+        partial.write_text(json.dumps(status, sort_keys=True), encoding="utf-8")
+        os.replace(partial, path)  # readers see the old status or the new one, never half of one
+
+    def read(self, key: str) -> dict | None:
+        """The job's last status; an orphan (its maker died) reads as failed, with the reason."""
+        status = self._read(key)
+        if status is None or status.get("status") not in ACTIVE or self.held(key):
+            return status
+        # The maker writes its final status before it lets go of the claim: read once more.
+        status = self._read(key)
+        if status is not None and status.get("status") in ACTIVE:
+            status = {**status, "status": "failed",
+                      "error": {"status": 503, "error": "the server process making this stopped before it "
+                                                        "finished; send the same request again to start it over"}}
+        return status
+
+    def _read(self, key: str) -> dict | None:
+        try:
+            status = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # missing or unreadable: no status, so the job may be asked for again
+            return None
+        return status if isinstance(status, dict) else None
+
+    def forget(self, key: str) -> None:
+        (self.folder / f"{key}.json").unlink(missing_ok=True)

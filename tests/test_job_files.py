@@ -1,0 +1,139 @@
+"""Jobs shared by the worker processes of one server: claims, status files, orphans of killed makers.
+
+The "other process" here is a real one (a subprocess holding a real flock), or a second
+ScenarioService in this process: flock locks belong to open files, so two services conflict as two
+processes would.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from generators.spec import ScenarioSpec
+from server.job_files import JobFiles
+from server.scenarios import ScenarioService
+
+SPEC = {"predicate": "dbo:capital", "size": 30, "ambiguous": "random_walk", "seed": 11}
+
+# Another process: claims a job, says it runs, tells the test, then waits until it is killed.
+HOLDER = """
+import sys
+from server.job_files import JobFiles
+files = JobFiles(sys.argv[1])
+claim = files.claim(sys.argv[2])
+assert claim is not None
+files.write(sys.argv[2], {"id": sys.argv[2], "status": "running", "step": "negatives",
+                          "progress": {"done": 3, "total": 7}, "spec": __import__("json").loads(sys.argv[3])})
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def hold(folder, key: str, spec: dict | None = None) -> subprocess.Popen:
+    import json
+
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder), key, json.dumps(spec or {})],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "held"
+    return process
+
+
+def kill(process: subprocess.Popen) -> None:
+    process.kill()
+    process.wait(timeout=30)
+
+
+def test_a_claim_is_exclusive_until_released(tmp_path):
+    files = JobFiles(tmp_path)
+    assert not files.held("a")
+    first = files.claim("a")
+    assert first is not None and files.held("a") and files.claim("a") is None
+    assert files.claim("b") is not None  # claims are per job
+    first.release()
+    assert not files.held("a")
+    again = files.claim("a")
+    assert again is not None
+    again.release()
+
+
+def test_a_killed_makers_running_job_reads_as_failed(tmp_path):
+    files = JobFiles(tmp_path)
+    holder = hold(tmp_path, "job")
+    try:
+        assert files.held("job") and files.claim("job") is None
+        assert files.read("job")["status"] == "running"
+    finally:
+        kill(holder)
+    status = files.read("job")
+    assert status["status"] == "failed" and status["error"]["status"] == 503
+    assert "send the same request again" in status["error"]["error"]
+    claim = files.claim("job")  # and the job may be made again
+    assert claim is not None
+    claim.release()
+
+
+def test_a_finished_status_stays_as_written(tmp_path):
+    files = JobFiles(tmp_path)
+    claim = files.claim("job")
+    files.write("job", {"status": "done"})
+    claim.release()
+    assert files.read("job") == {"status": "done"}
+    assert files.read("missing") is None
+
+
+def test_a_job_made_by_another_process_is_followed_not_repeated(demo_kb_store, tmp_path):
+    service = ScenarioService(demo_kb_store, tmp_path / "sc")
+    try:
+        spec = service.parse_spec(SPEC)
+        scenario_id = service.scenario_id(spec)
+        holder = hold(service.job_files.folder, scenario_id, spec.to_dict())
+        try:
+            job = service.submit(spec)
+            assert job.remote and job.future is None and job.status == "running" and job.step == "negatives"
+            assert service.status(scenario_id).status == "running"
+            assert service.wait(job, 0.2).status == "running"  # waits, but the other process is not done
+            assert not service.ready(scenario_id)
+        finally:
+            kill(holder)
+        # Its maker died: the job reads as failed, and asking again makes it here.
+        assert service.status(scenario_id).status == "failed"
+        assert service.status(scenario_id).error["status"] == 503
+        again = service.wait(service.submit(spec), 120)
+        assert not again.remote and again.status == "done" and service.ready(scenario_id)
+    finally:
+        service.close()
+
+
+def test_two_services_on_one_folder_make_a_scenario_once(demo_kb_store, tmp_path):
+    first, second = (ScenarioService(demo_kb_store, tmp_path / "sc") for _ in range(2))
+    try:
+        spec = ScenarioSpec.from_dict({**SPEC, "size": 60})
+        made = first.submit(spec)
+        followed = second.submit(spec)
+        assert made.future is not None and not made.remote
+        # The second finds the first's claim (or, on a very fast machine, the finished scenario).
+        assert followed.future is None and (followed.remote or followed.status == "done")
+        assert second.wait(followed, 120).status == "done" and first.wait(made, 120).status == "done"
+        assert second.status(made.id).status == "done" and second.manifest(made.id)["counts"]["test"]["true"] == 30
+        assert first.job_files.read(made.id)["status"] == "done"
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_status_of_an_unknown_or_malformed_id_is_none(demo_kb_store, tmp_path):
+    service = ScenarioService(demo_kb_store, tmp_path / "sc")
+    try:
+        assert service.status("sc-00000000000000000000") is None
+        assert service.status("../../etc/passwd") is None
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("content", ["", "{", "[]"])
+def test_an_unreadable_status_file_is_no_status(tmp_path, content):
+    files = JobFiles(tmp_path)
+    (tmp_path / "job.json").write_text(content)
+    assert files.read("job") is None  # never an exception

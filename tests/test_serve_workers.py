@@ -1,0 +1,197 @@
+"""`factforge serve --workers N`: real processes on one port, jobs seen by every process, dead workers replaced."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from conftest import free_port
+
+SPEC = {"predicate": "dbo:capital", "size": 40, "ambiguous": "random_walk", "seed": 21}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+class Served:
+    """`factforge serve ...` as a subprocess, up once it has printed its "factforge serving" line."""
+
+    def __init__(self, tmp_path: Path, *args: str):
+        self.port = free_port()
+        env = {**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")}
+        self.process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port",
+                                         str(self.port), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env, cwd=tmp_path)
+        line = self.process.stdout.readline()
+        while not line.startswith("factforge serving"):
+            if self.process.poll() is not None:
+                raise AssertionError(f"serve exited {self.process.returncode}: {self.process.stderr.read()}")
+            line = self.process.stdout.readline()
+        self.line = line
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def served(tmp_path):
+    running = []
+
+    def start(*args: str) -> Served:
+        running.append(Served(tmp_path, *args))
+        return running[-1]
+
+    yield start
+    for server in running:
+        server.stop()
+
+
+def follow(url: str, response: requests.Response) -> dict:
+    """Poll a 202's status URL, each time on a new connection, until the job is done."""
+    seen = []
+    while response.status_code == 202:
+        time.sleep(0.05)
+        response = requests.get(url + response.json()["status_url"], timeout=30)
+        assert response.status_code == 200, response.text
+        seen.append(response.json()["status"])
+        if seen[-1] == "done":
+            break
+        assert seen[-1] in ("queued", "running"), response.json()
+    return response.json()
+
+
+def test_processes_on_one_scenario_folder_share_jobs(served, tmp_path, demo_kb_store):
+    """A job that another process is making is reported, not made again; an orphan is made anew."""
+    from server.scenarios import ScenarioService
+    from test_job_files import hold, kill
+
+    folder = tmp_path / "scenarios"
+    service = ScenarioService(demo_kb_store, folder)  # only to name the scenario, as the servers will
+    spec = service.parse_spec(SPEC)
+    scenario_id = service.scenario_id(spec)
+    service.close()
+    first, second = served("--scenarios", str(folder)), served("--scenarios", str(folder))
+
+    holder = hold(folder / ".jobs", scenario_id, spec.to_dict())  # a third process is making it
+    try:
+        status = requests.get(f"{second.url}/api/jobs/{scenario_id}", timeout=30)
+        assert status.status_code == 200 and status.json()["status"] == "running"
+        posted = requests.post(f"{first.url}/api/scenarios", json=SPEC, timeout=60)
+        assert posted.status_code == 202 and posted.json()["id"] == scenario_id
+        assert posted.json()["status"] == "running" and posted.json()["step"] == "negatives"
+        waiting = requests.get(f"{first.url}/api/scenarios/{scenario_id}", timeout=30)
+        assert waiting.status_code == 409 and "still being made" in waiting.json()["error"]
+    finally:
+        kill(holder)
+
+    orphan = requests.get(f"{second.url}/api/jobs/{scenario_id}", timeout=30).json()
+    assert orphan["status"] == "failed" and "send the same request again" in orphan["error"]["error"]
+    body = follow(first.url, requests.post(f"{first.url}/api/scenarios", json=SPEC, timeout=60))
+    assert body["status"] == "done"
+    assert requests.get(f"{second.url}/api/jobs/{scenario_id}", timeout=30).json()["status"] == "done"
+    data = [requests.get(f"{server.url}/api/scenarios/{scenario_id}", params={"format": "tsv"}, timeout=30)
+            for server in (first, second)]
+    assert [r.status_code for r in data] == [200, 200] and data[0].text == data[1].text
+
+
+def test_workers_share_one_port_and_one_store(served, tmp_path):
+    store = tmp_path / "store"
+    subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
+                    "--store", str(store)], check=True, capture_output=True, cwd=tmp_path)
+    server = served("--store", str(store), "--workers", "2")
+    assert "with 2 worker processes" in server.line
+    workers = children(server.process.pid)
+    assert len(workers) == 2
+
+    posted = requests.post(f"{server.url}/api/scenarios", json=SPEC, timeout=60)
+    assert posted.status_code in (201, 202)
+    body = follow(server.url, posted)  # each poll on a new connection: either worker may answer it
+    assert body["status"] == "done"
+    url = f"{server.url}/api/scenarios/{body['id']}?format=tsv"
+    query = f"{server.url}/sparql?query=SELECT%20(COUNT(*)%20AS%20%3Fn)%20WHERE%20%7B%3Fs%20%3Fp%20%3Fo%7D"
+
+    def fetch(i: int) -> tuple[int, str]:
+        response = requests.get(url if i % 2 else query, headers={"Accept": "text/csv"}, timeout=30)
+        return response.status_code, response.text
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(fetch, range(64)))
+    assert {status for status, _ in answers} == {200}
+    assert len({text for status, text in answers}) == 2  # every worker gives the same two answers
+
+    # A killed worker is replaced, and the server answers throughout.
+    victim = min(workers)
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        now = children(server.process.pid)
+        if len(now) == 2 and victim not in now:
+            break
+        assert requests.get(url, timeout=30).status_code == 200
+        time.sleep(0.2)
+    now = children(server.process.pid)
+    assert len(now) == 2 and victim not in now and (workers - {victim}) < now
+    assert "exited with status -9; starting another" in _stderr_until(server, "starting another")
+    for _ in range(10):
+        assert requests.get(url, timeout=30).text == answers[1][1]
+
+    assert server.stop() == 0
+    time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in now)
+
+
+def _stderr_until(server: Served, text: str) -> str:
+    seen = ""
+    while text not in seen:
+        line = server.process.stderr.readline()
+        if not line:
+            break
+        seen += line
+    return seen
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
+
+
+def test_a_worker_that_cannot_start_stops_the_server(tmp_path):
+    empty = tmp_path / "not-a-store"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(empty),
+                           "--workers", "2", "--port", str(free_port())], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 1
+    assert "no factforge store here" in done.stderr and "exited before it was ready" in done.stderr
+
+
+@pytest.mark.parametrize("args, field", [(["--workers", "0"], "--workers"), (["--workers", "65"], "--workers"),
+                                         (["--threads", "0"], "--threads"), (["--port", "70000"], "--port")])
+def test_bad_serve_options_name_the_option(args, field, capsys):
+    from server.cli import main
+
+    assert main(["serve", *args]) == 1
+    assert capsys.readouterr().err.startswith(f"factforge: error: {field}:")
