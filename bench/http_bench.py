@@ -109,6 +109,25 @@ def wrk(url: str, *, connections: int, duration: int, threads: int, accept: str)
             "requests": int(re.search(r"(\d+) requests in", out).group(1))}
 
 
+def engine_times(location: Path, runs: int = 200) -> dict[str, float]:
+    """The queries' own time in pyoxigraph, with no server at all: what any embedded /sparql pays
+    before HTTP, to set beside the direct server's whole round trip."""
+    import pyoxigraph
+
+    store = pyoxigraph.Store.read_only(str(location))
+    times = {}
+    for name, query in QUERIES.items():
+        taken = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            for _row in store.query(query, use_default_graph_as_union=True):
+                pass
+            taken.append(time.perf_counter() - started)
+        times[name] = statistics.median(taken) * 1000
+    del store
+    return times
+
+
 def start(command: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
     # a file, not a pipe: a full pipe would stall the server's logging
     return subprocess.Popen(command, env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
@@ -137,6 +156,7 @@ def main() -> int:
                            + (["--graph", graph] if graph else []), check=True, env=env, capture_output=True)
             subprocess.run(["oxigraph", "load", "--location", str(work / "oxigraph"), "--file", str(path)]
                            + (["--graph", graph] if graph else []), check=True, capture_output=True)
+        engine = engine_times(work / "oxigraph")  # before any server runs: the machine is quiet
         ours, theirs, floor = free_port(), free_port(), free_port()
         processes.append(start([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store),
                                 "--port", str(ours), "--threads", str(args.server_threads),
@@ -196,6 +216,8 @@ def main() -> int:
                   f"{max(r['p99'] for r in results):.1f} | {sum(r['errors'] for r in results)} | "
                   f"{min(loads):.1f}–{max(loads):.1f} |")
         print()
+        print("pyoxigraph in this process, no HTTP (open read-only, evaluate, read every row; median ms): "
+              + ", ".join(f"{name} {ms:.3f}" for name, ms in engine.items()) + "\n")
         for name in QUERIES:
             for connections in (args.connections, 1):
                 ratios = [a["p50"] / b["p50"] for a, b in zip(figures[(f"/sparql, {name} query", connections)],

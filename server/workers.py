@@ -1,9 +1,12 @@
 """``factforge serve --workers N``: N server processes on one listening socket, and their supervisor.
 
 One CPython process serves on one core at a time (the GIL), so past one core a server needs more
-processes. The supervisor binds the socket, starts each worker as a fresh interpreter that inherits
-it (``factforge serve --listen-fd FD``: no fork of a process that may hold threads), and the kernel
-hands each connection to one of them. Workers share everything that lives on disk: finished
+processes. The supervisor binds one listening socket per worker, all on the port with SO_REUSEPORT,
+and starts each worker as a fresh interpreter that inherits its socket (``factforge serve
+--listen-fd FD``: no fork of a process that may hold threads). The kernel spreads connections over
+the sockets evenly; with one shared socket, whichever worker woke first took the connection, and
+under load one worker could hold twice its share of keep-alive connections. The supervisor keeps
+every socket open, so a replaced worker takes over its predecessor's socket and queue. Workers share everything that lives on disk: finished
 scenarios, job status and claims (server/job_files.py), releases, the statistics cache. An embedded
 store is opened read-only by each worker, which RocksDB allows many processes to do.
 
@@ -40,17 +43,22 @@ class Supervisor:
     def __init__(self, child_args: list[str], *, host: str, port: int, workers: int):
         self.child_args = child_args
         self.count = workers
-        self.sock = socket.create_server((host, port), backlog=2048)
-        self.sock.set_inheritable(True)
-        self.host, self.port = host, self.sock.getsockname()[1]
+        # A plain bind first: SO_REUSEPORT would let us share the port with another server of this
+        # user (a second `factforge serve` on the same port) instead of refusing it.
+        with socket.create_server((host, port)) as probe:
+            self.host, self.port = host, probe.getsockname()[1]
+        self.sockets = [socket.create_server((host, self.port), backlog=2048, reuse_port=True)
+                        for _ in range(workers)]
+        for sock in self.sockets:
+            sock.set_inheritable(True)
         self.workers: list[Worker] = []
         self.restarts: list[float] = []
         # A plain flag, not an Event: a signal handler runs on the main thread between bytecodes,
         # maybe while that thread holds the Event's own lock (in Event.wait), and would deadlock.
         self._stopping = False
 
-    def _start_one(self) -> Worker:
-        fd = self.sock.fileno()
+    def _start_one(self, slot: int) -> Worker:
+        fd = self.sockets[slot].fileno()
         command = [sys.executable, "-m", "server.cli", *self.child_args, "--listen-fd", str(fd)]
         process = subprocess.Popen(command, pass_fds=(fd,), stdout=subprocess.PIPE, text=True, bufsize=1)
         worker = Worker(process)
@@ -77,7 +85,7 @@ class Supervisor:
     def run(self) -> int:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
-            self.workers = [self._start_one() for _ in range(self.count)]
+            self.workers = [self._start_one(slot) for slot in range(self.count)]
             for worker in self.workers:
                 self._wait_ready(worker)
             print(f"factforge serving {self.workers[0].described} on http://{self.host}:{self.port}/ with "
@@ -95,7 +103,8 @@ class Supervisor:
             self._stop_all()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            self.sock.close()
+            for sock in self.sockets:
+                sock.close()
 
     def _on_signal(self, *_args) -> None:
         self._stopping = True
@@ -112,7 +121,7 @@ class Supervisor:
                                    f"{RESTART_WINDOW:.0f} s (last status {status}); stopping", status or 1)
             print(f"factforge: worker process {worker.process.pid} exited with status {status}; starting another",
                   file=sys.stderr, flush=True)
-            self.workers[index] = replacement = self._start_one()
+            self.workers[index] = replacement = self._start_one(index)
             self._wait_ready(replacement)
 
     def _stop_all(self) -> None:

@@ -124,6 +124,10 @@ def test_workers_share_one_port_and_one_store(served, tmp_path):
     workers = children(server.process.pid)
     assert len(workers) == 2
 
+    taken = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port",
+                            str(server.port)], capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 1 and taken.stderr.startswith("factforge: error: --port: cannot listen")
+
     posted = requests.post(f"{server.url}/api/scenarios", json=SPEC, timeout=60)
     assert posted.status_code in (201, 202)
     body = follow(server.url, posted)  # each poll on a new connection: either worker may answer it
