@@ -8,6 +8,7 @@ p50, p99, errors and the load average as a markdown table. A bare waitress app s
 bytes is the floor for what any Python WSGI route can do here. Figures, no assertions.
 
     python3 bench/http_bench.py                      # DBpedia50 + ontology from ../shared/data
+    python3 bench/http_bench.py --server-workers 2   # `factforge serve --workers 2`, and a floor of 2
     python3 bench/http_bench.py --kb demo --duration 10
 """
 from __future__ import annotations
