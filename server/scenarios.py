@@ -62,9 +62,16 @@ class Job:
         return out
 
     def update(self, status: dict) -> "Job":
-        """Take over a status another process wrote (see ``to_dict``)."""
-        self.status, self.step, self.error = status["status"], status.get("step"), status.get("error")
-        self.steps_done = status.get("progress", {}).get("done", 0)
+        """Take over a status another process wrote (see ``to_dict``); what does not parse reads as failed."""
+        known = status.get("status") in ("queued", "running", "done", "failed")
+        self.status = status["status"] if known else "failed"
+        self.step = status.get("step") if isinstance(status.get("step"), str) else None
+        error = status.get("error")
+        self.error = error if isinstance(error, dict) else None if known else {
+            "status": 503, "error": "the job's status could not be read; send the same request again"}
+        progress = status.get("progress")
+        done = progress.get("done") if isinstance(progress, dict) else None
+        self.steps_done = done if isinstance(done, int) else 0
         return self
 
 
@@ -174,8 +181,8 @@ class ScenarioService:
         if status is None:
             return None
         try:
-            spec = ScenarioSpec.from_dict(status["spec"])
-        except (SpecError, KeyError, TypeError):
+            spec = ScenarioSpec.from_dict(status.get("spec"))
+        except (SpecError, TypeError, ValueError):
             return None
         return self._refresh(Job(scenario_id, spec, remote=True).update(status))
 

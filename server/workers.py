@@ -80,7 +80,7 @@ class Supervisor:
         while not worker.ready.wait(0.1):
             if worker.process.poll() is not None or self._stopping or time.monotonic() > deadline:
                 raise WorkerFailed(f"a worker process exited before it was ready (status {worker.process.poll()})",
-                                   worker.process.poll() or 1)
+                                   worker.process.poll())
 
     def run(self) -> int:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -118,7 +118,7 @@ class Supervisor:
             self.restarts = [t for t in self.restarts if now - t < RESTART_WINDOW] + [now]
             if len(self.restarts) > RESTARTS:
                 raise WorkerFailed(f"worker processes exited {len(self.restarts)} times within "
-                                   f"{RESTART_WINDOW:.0f} s (last status {status}); stopping", status or 1)
+                                   f"{RESTART_WINDOW:.0f} s (last status {status}); stopping", status)
             print(f"factforge: worker process {worker.process.pid} exited with status {status}; starting another",
                   file=sys.stderr, flush=True)
             self.workers[index] = replacement = self._start_one(index)
@@ -138,9 +138,11 @@ class Supervisor:
 
 
 class WorkerFailed(Exception):
-    def __init__(self, message: str, status: int):
+    def __init__(self, message: str, status: int | None):
         super().__init__(message)
-        self.status = status
+        # The server's exit status: the worker's own when it exited with one, 1 when it was killed
+        # by a signal (Popen says -N) or had not exited (a start that timed out).
+        self.status = status if status is not None and status > 0 else 1
 
 
 def watch_parent() -> None:

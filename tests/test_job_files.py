@@ -137,3 +137,20 @@ def test_an_unreadable_status_file_is_no_status(tmp_path, content):
     files = JobFiles(tmp_path)
     (tmp_path / "job.json").write_text(content)
     assert files.read("job") is None  # never an exception
+
+
+def test_a_damaged_status_file_reads_as_failed_or_as_no_job(demo_kb_store, tmp_path):
+    service = ScenarioService(demo_kb_store, tmp_path / "sc")
+    try:
+        spec = service.parse_spec(SPEC)
+        scenario_id = service.scenario_id(spec)
+        service.job_files.write(scenario_id, {"status": "weird", "spec": spec.to_dict(), "progress": "x"})
+        job = service.status(scenario_id)
+        assert job.status == "failed" and job.error["status"] == 503 and job.steps_done == 0
+        service.job_files.write(scenario_id, {"status": "running", "spec": "not a spec"})
+        assert service.status(scenario_id) is None
+        # and asking for it makes it, over the damaged file
+        assert service.wait(service.submit(spec), 120).status == "done"
+        assert service.job_files.read(scenario_id)["status"] == "done"
+    finally:
+        service.close()
