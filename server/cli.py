@@ -113,8 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="server processes on the port (default 1; one per core serves more at once)")
+    serve.add_argument("--workers", type=int, default=os.environ.get("FACTFORGE_WORKERS", "1"),
+                       help="server processes on the port (default $FACTFORGE_WORKERS or 1; one per core serves more)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker of --workers N
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
     serve.add_argument("--row-cap", type=int, default=100_000, help="/sparql row cap (default 100000)")

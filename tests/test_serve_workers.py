@@ -199,3 +199,13 @@ def test_bad_serve_options_name_the_option(args, field, capsys):
 
     assert main(["serve", *args]) == 1
     assert capsys.readouterr().err.startswith(f"factforge: error: {field}:")
+
+
+def test_workers_default_from_the_environment(monkeypatch):
+    from server.cli import build_parser
+
+    monkeypatch.setenv("FACTFORGE_WORKERS", "3")
+    assert build_parser().parse_args(["serve"]).workers == 3
+    monkeypatch.delenv("FACTFORGE_WORKERS")
+    assert build_parser().parse_args(["serve"]).workers == 1
+    assert build_parser().parse_args(["serve", "--workers", "2"]).workers == 2
