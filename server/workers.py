@@ -123,6 +123,7 @@ class Supervisor:
                   file=sys.stderr, flush=True)
             self.workers[index] = replacement = self._start_one(index)
             self._wait_ready(replacement)
+            print(f"factforge: worker process {replacement.process.pid} is ready", file=sys.stderr, flush=True)
 
     def _stop_all(self) -> None:
         alive = [w.process for w in self.workers if w.process.poll() is None]

@@ -165,6 +165,22 @@ def test_workers_share_one_port_and_one_store(served, tmp_path):
     assert not any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in now)
 
 
+def test_workers_that_keep_dying_stop_the_server(served):
+    from server.workers import RESTARTS, RESTART_WINDOW
+
+    server = served("--workers", "2")  # the demo KB in each worker
+    for death in range(RESTARTS + 1):
+        workers = children(server.process.pid)
+        os.kill(min(workers), signal.SIGKILL)
+        if death < RESTARTS:  # replaced: wait until the new worker is up, then kill again
+            assert "is ready" in _stderr_until(server, "is ready")
+    assert server.process.wait(timeout=120) == 1
+    said = server.process.stderr.read()
+    assert f"exited {RESTARTS + 1} times within {RESTART_WINDOW:.0f} s" in said
+    # the last survivor was stopped too (after the supervisor exits, /proc would show an orphan under init)
+    assert len(workers) == 2 and all("zombie" in _state(pid) for pid in workers)
+
+
 def _stderr_until(server: Served, text: str) -> str:
     seen = ""
     while text not in seen:
