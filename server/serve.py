@@ -51,7 +51,12 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
     app = create_app(store, config)
     described = f"{store.kind} KB {store.fingerprint()}"
     if listen_fd is None:
-        server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
+        try:
+            server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
+        except OSError as error:
+            from .cli import CliError
+
+            raise CliError(f"--port: cannot listen on {host}:{port} ({error.strerror or error})") from None
         print(f"factforge serving {described} on http://{host}:{server.effective_port}/ "
               f"(console /, API /api, SPARQL /sparql, docs /docs)", flush=True)
     else:

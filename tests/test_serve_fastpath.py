@@ -136,20 +136,25 @@ def test_a_scenario_removed_from_disk_is_no_longer_served(demo_kb_store, tmp_pat
         assert gone.status_code == 404 and gone.json()["field"] == "id"
 
 
-def test_the_memory_budget_evicts_the_oldest(demo_kb_store, tmp_path):
-    """With room for one answer only, the cache keeps the latest and still answers every request right."""
+def _app_with_scenario(store, tmp_path, *, seed: int):
+    """An app in-process (werkzeug's test client), one finished scenario, and the WSGI app behind the fast path."""
     from werkzeug.test import Client
 
     from server.app import create_app
+
+    app = create_app(store, {"SCENARIO_DIR": tmp_path / "sc"})
+    client = Client(app)
+    response = client.post("/api/scenarios", json={**SPEC, "seed": seed})
+    while response.status_code == 202:
+        response = client.post("/api/scenarios", json={**SPEC, "seed": seed})
+    return app, client, response.get_json()["id"], app.extensions["factforge.fastpaths"]["scenarios"].app
+
+
+def test_the_memory_budget_evicts_the_oldest(demo_kb_store, tmp_path):
+    """With room for one answer only, the cache keeps the latest and still answers every request right."""
     from server.fastpath import ScenarioFastPath
 
-    app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc"})
-    client = Client(app)
-    response = client.post("/api/scenarios", json={**SPEC, "seed": 13})
-    while response.status_code == 202:
-        response = client.post("/api/scenarios", json={**SPEC, "seed": 13})
-    scenario_id = response.get_json()["id"]
-    inner = app.extensions["factforge.fastpaths"]["scenarios"].app
+    app, client, scenario_id, inner = _app_with_scenario(demo_kb_store, tmp_path, seed=13)
     sizes = {name: len(client.get(f"/api/scenarios/{scenario_id}?format={name}").data) for name in ("tsv", "csv")}
     app.wsgi_app = small = ScenarioFastPath(inner, app.extensions["factforge"].scenarios,
                                             [("text/tab-separated-values", "tsv"), ("text/csv", "csv")], "tsv",
@@ -165,16 +170,9 @@ def test_an_answer_too_big_to_keep_is_left_to_flask(demo_kb_store, tmp_path):
     nothing, and after the first request it no longer asks Flask twice."""
     from werkzeug.test import Client
 
-    from server.app import create_app
     from server.fastpath import ScenarioFastPath
 
-    app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc"})
-    client = Client(app)
-    response = client.post("/api/scenarios", json={**SPEC, "seed": 14})
-    while response.status_code == 202:
-        response = client.post("/api/scenarios", json={**SPEC, "seed": 14})
-    scenario_id = response.get_json()["id"]
-    inner = app.extensions["factforge.fastpaths"]["scenarios"].app
+    app, client, scenario_id, inner = _app_with_scenario(demo_kb_store, tmp_path, seed=14)
     calls = []
 
     def counting(environ, start_response):

@@ -208,6 +208,18 @@ def test_a_worker_that_cannot_start_stops_the_server(tmp_path):
     assert "no factforge store here" in done.stderr and "exited before it was ready" in done.stderr
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_port_in_use_is_a_clear_error(tmp_path, workers):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--workers", workers,
+                               "--port", str(taken.getsockname()[1])], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("factforge: error: --port: cannot listen on 127.0.0.1:")
+
+
 @pytest.mark.parametrize("args, field", [(["--workers", "0"], "--workers"), (["--workers", "65"], "--workers"),
                                          (["--threads", "0"], "--threads"), (["--port", "70000"], "--port")])
 def test_bad_serve_options_name_the_option(args, field, capsys):
