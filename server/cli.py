@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
-    serve.add_argument("--workers", type=int, default=os.environ.get("FACTFORGE_WORKERS", "1"),
+    serve.add_argument("--workers", type=int, default=None,
                        help="server processes on the port (default $FACTFORGE_WORKERS or 1; one per core serves more)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker of --workers N
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
@@ -283,11 +283,25 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     print(f"  {len(manifest['files'])} files in {out}; {seconds:.1f} s ({steps})")
 
 
+def _workers(given: int | None) -> int:
+    """--workers, or its default from $FACTFORGE_WORKERS (named in the error when that is what is
+    wrong: a container's environment is easy to forget)."""
+    source, value = "--workers", given
+    if value is None:
+        source, raw = "FACTFORGE_WORKERS", os.environ.get("FACTFORGE_WORKERS", "1")
+        try:
+            value = int(raw)
+        except ValueError:
+            raise CliError(f"FACTFORGE_WORKERS: {raw!r} is not a whole number (it sets the default of --workers)") from None
+    if not 1 <= value <= 64:
+        raise CliError(f"{source}: {value} is not between 1 and 64")
+    return value
+
+
 def cmd_serve(args) -> int:
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port: {args.port} is not a port number")
-    if not 1 <= args.workers <= 64:
-        raise CliError(f"--workers: {args.workers} is not between 1 and 64")
+    args.workers = _workers(args.workers)
     if args.threads < 1:
         raise CliError(f"--threads: {args.threads} is below 1")
     if args.workers > 1 and args.listen_fd is None:

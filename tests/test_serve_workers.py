@@ -37,16 +37,22 @@ class Served:
     def __init__(self, tmp_path: Path, *args: str):
         self.port = free_port()
         env = {**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")}
-        self.process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port",
-                                         str(self.port), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env=env, cwd=tmp_path)
+        # stderr to a file, not a pipe: a pipe nobody reads stalls a server that logs more than it holds
+        self.stderr_path = tmp_path / f"serve-{self.port}.stderr"
+        with open(self.stderr_path, "w") as stderr:
+            self.process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port",
+                                             str(self.port), *args], stdout=subprocess.PIPE, stderr=stderr,
+                                            text=True, env=env, cwd=tmp_path)
         line = self.process.stdout.readline()
         while not line.startswith("factforge serving"):
             if self.process.poll() is not None:
-                raise AssertionError(f"serve exited {self.process.returncode}: {self.process.stderr.read()}")
+                raise AssertionError(f"serve exited {self.process.returncode}: {self.stderr()}")
             line = self.process.stdout.readline()
         self.line = line
         self.url = f"http://127.0.0.1:{self.port}"
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -173,22 +179,22 @@ def test_workers_that_keep_dying_stop_the_server(served):
         workers = children(server.process.pid)
         os.kill(min(workers), signal.SIGKILL)
         if death < RESTARTS:  # replaced: wait until the new worker is up, then kill again
-            assert "is ready" in _stderr_until(server, "is ready")
+            assert _stderr_until(server, "is ready", times=death + 1).count("is ready") == death + 1
     assert server.process.wait(timeout=120) == 1
-    said = server.process.stderr.read()
+    said = server.stderr()
     assert f"exited {RESTARTS + 1} times within {RESTART_WINDOW:.0f} s" in said
     # the last survivor was stopped too (after the supervisor exits, /proc would show an orphan under init)
     assert len(workers) == 2 and all("zombie" in _state(pid) for pid in workers)
 
 
-def _stderr_until(server: Served, text: str) -> str:
-    seen = ""
-    while text not in seen:
-        line = server.process.stderr.readline()
-        if not line:
-            break
-        seen += line
-    return seen
+def _stderr_until(server: Served, text: str, times: int = 1, timeout: float = 120) -> str:
+    """The server's stderr once it holds ``text`` ``times`` times (or once the server has exited, or
+    at the timeout)."""
+    deadline = time.monotonic() + timeout
+    while (server.stderr().count(text) < times and server.process.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.05)
+    return server.stderr()
 
 
 def _state(pid: int) -> str:
@@ -230,10 +236,20 @@ def test_bad_serve_options_name_the_option(args, field, capsys):
 
 
 def test_workers_default_from_the_environment(monkeypatch):
-    from server.cli import build_parser
+    from server.cli import _workers
 
     monkeypatch.setenv("FACTFORGE_WORKERS", "3")
-    assert build_parser().parse_args(["serve"]).workers == 3
+    assert _workers(None) == 3
+    assert _workers(2) == 2  # the option wins over the environment
     monkeypatch.delenv("FACTFORGE_WORKERS")
-    assert build_parser().parse_args(["serve"]).workers == 1
-    assert build_parser().parse_args(["serve", "--workers", "2"]).workers == 2
+    assert _workers(None) == 1
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "2.5"])
+def test_a_bad_workers_environment_variable_is_named(value, monkeypatch, capsys):
+    from server.cli import main
+
+    monkeypatch.setenv("FACTFORGE_WORKERS", value)
+    assert main(["serve"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("factforge: error: FACTFORGE_WORKERS:") and "Traceback" not in err
