@@ -255,7 +255,8 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) ->
     drift_source = Counter(compact(n.detail["via"]) if n.detail.get("via") else n.detail.get("path") for n in negatives
                            if n.kind in ("lcwa", "random_walk") and (n.detail.get("via") or n.detail.get("path")))
     ambiguous = sum(drift_source.values())
-    top = drift_source.most_common(1)
+    # ties go to the first name, as in the audit's report of the same scenario
+    top = [min(drift_source.items(), key=lambda item: (-item[1], item[0]))] if drift_source else []
     return {
         "counts": {
             "test": {"true": sum(f.label for f in test), "false": sum(not f.label for f in test), "false_by_kind": per_kind(test_false)},
