@@ -198,7 +198,8 @@ def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact]
         # the ambiguous kind left without one (NegativeContext.subject_uses).
         plan = [(spec.ambiguous, n - n_random), ("random", n_random)]
     made: list[Negative] = []
-    context.split_made = made  # random re-pairing balances objects against what is already made
+    context.split_made = made  # samplers balance objects against what is already made (ObjectBalance)
+    context.split_false = n
     for kind, count in plan:
         if count <= 0:
             continue

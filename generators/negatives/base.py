@@ -15,6 +15,7 @@ born in both, or died in both. Learning that from the KB needs no list of contai
 """
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -53,6 +54,7 @@ class NegativeContext:
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
     subject_uses: Counter = field(default_factory=Counter)
     split_made: list = field(default_factory=list)  # false facts of the split being made, so far
+    split_false: int | None = None  # false facts the split being made will hold in all
 
     @property
     def subjects_mask(self) -> np.ndarray:
@@ -268,6 +270,38 @@ class NegativeSampler:
     def sample(self, context: NegativeContext, sources: list[Fact], n: int,
                rng: np.random.Generator) -> list[Negative]:
         raise NotImplementedError
+
+
+class ObjectBalance:
+    """How many more false facts each object should get so that its count in the split says
+    nothing of the label: its true facts in the split times (false facts / true facts), less its
+    false facts so far. Samplers that choose among objects freely (re-pairing, the random-walk
+    fallback, a fact's walk ends) take the most owed first.
+
+    Drawn at random instead, a team that is the object of one true fact often got no false fact,
+    so "object seen once" meant true: the frequency-only baseline reached AUROC 0.60-0.74 on
+    DBpedia50 team scenarios with random-walk false facts (11 of 12 flagged at c = 0 and 0.3)."""
+
+    def __init__(self, context: NegativeContext, sources: list[Fact], n: int):
+        total = context.split_false if context.split_false is not None else len(context.split_made) + n
+        scale = total / len(sources) if sources else 0.0
+        self.owed: Counter = Counter()
+        for fact in sources:
+            self.owed[fact.o] += scale
+        for negative in context.split_made:
+            self.owed[negative.fact.o] -= 1
+
+    def key(self, tie: dict[str, int]) -> Callable[[str], tuple]:
+        """Sort key: most owed first, ties in the seeded order ``tie``."""
+        owed = self.owed
+        return lambda o: (-owed[o], tie[o])
+
+    def took(self, negative: Negative, line: list[str] | None = None, tie: dict[str, int] | None = None) -> None:
+        """Count a false fact made; ``line`` (objects in ``key(tie)`` order) is kept in order."""
+        self.owed[negative.fact.o] -= 1
+        if line is not None:
+            line.remove(negative.fact.o)
+            bisect.insort(line, negative.fact.o, key=self.key(tie))
 
 
 def round_robin(candidates: list[list[Negative]], n: int, context: NegativeContext,

@@ -7,7 +7,7 @@ transparency counts as an easy false fact.
 from __future__ import annotations
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler
+from .base import NegativeContext, NegativeSampler, ObjectBalance
 
 ATTEMPTS_PER_FACT = 50
 TRIES_PER_SUBJECT = 5  # objects tried for one subject in a round before the next subject's turn
@@ -23,26 +23,26 @@ class RandomPairing(NegativeSampler):
         count = len(sources)
         rank = rng.permutation(count)
         # Objects come from donor facts: the split's true facts and the false facts made so far (by
-        # the ambiguous kind), each donor given once a round, least-used first. An object then gets
-        # false facts in proportion to how often it already occurs in the set, so its count there
-        # says nothing of the label (drawn at random, objects seen once meant "true": AUROC up to
-        # 0.71 on small DBpedia50 sets; offering walk-made objects too keeps them from meaning "false").
-        donors = list(sources) + [neg.fact for neg in context.split_made]
-        donor_uses = [0] * len(donors)
+        # the ambiguous kind), the objects most owed to the set first (ObjectBalance): an object
+        # then gets false facts in proportion to its true facts, so its count in the set says
+        # nothing of the label.
+        donors: dict[str, Fact] = {}
+        for fact in list(sources) + [neg.fact for neg in context.split_made]:
+            donors.setdefault(fact.o, fact)
+        tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
+        balance = ObjectBalance(context, sources, n)
         tries_left = n * ATTEMPTS_PER_FACT
         while len(chosen) < n and tries_left > 0:
             # Each round gives every subject at most one false fact, least-used subjects first
             # (ties in a seeded order): a subject's count in the set then says nothing of the label.
             order = sorted(range(count), key=lambda k: (context.subject_uses[sources[k].s], rank[k]))
-            tie = rng.permutation(len(donors))
-            objects = sorted(range(len(donors)), key=lambda j: (donor_uses[j], tie[j]))
-            cursor = 0
+            objects = sorted(donors, key=balance.key(tie))
             before = len(chosen)
             for i in order:
-                if len(chosen) >= n or tries_left <= 0 or cursor >= len(objects):
+                if len(chosen) >= n or tries_left <= 0:
                     break
                 subject_fact = sources[i]
-                for at in range(cursor, min(len(objects), cursor + TRIES_PER_SUBJECT)):
+                for at in range(min(len(objects), TRIES_PER_SUBJECT)):
                     tries_left -= 1
                     donor = donors[objects[at]]
                     fact = Fact(subject_fact.s, context.predicate, donor.o)
@@ -50,10 +50,8 @@ class RandomPairing(NegativeSampler):
                         negative = Negative(fact, self.name, subject_fact, {"object_from": {
                             "subject": donor.s, "predicate": donor.p, "object": donor.o}})
                         context.take(negative)
+                        balance.took(negative, objects, tie)
                         chosen.append(negative)
-                        donor_uses[objects[at]] += 1
-                        objects[cursor], objects[at] = objects[at], objects[cursor]
-                        cursor += 1
                         break
             if len(chosen) == before:
                 break

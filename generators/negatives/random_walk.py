@@ -23,7 +23,7 @@ import numpy as np
 from sparql.scan import unique
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, round_robin, sorted_member
+from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, round_robin, sorted_member
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
@@ -189,7 +189,10 @@ class RandomWalk(NegativeSampler):
             per_source.append(found)
         context.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
-        chosen = round_robin(typed, n, context, rng)
+        # Among a fact's walk ends, those owed to the set first (ObjectBalance): an end outside the
+        # set's objects occurs once, and "seen once" would mean false.
+        owed = ObjectBalance(context, sources, n).owed
+        chosen = round_robin(typed, n, context, rng, rank=lambda neg: owed[neg.fact.o] <= 0)
         if len(chosen) < n:
             chosen += self.fallback(context, sources, n - len(chosen), rng)
         return chosen
@@ -198,33 +201,82 @@ class RandomWalk(NegativeSampler):
         """Objects of other true facts of p, type-checked like walk ends: first those of the set's
         own true facts, then those of true facts outside the scenario.
 
-        Drawn from the set's true facts, a false object is as popular in the set as a true one (a
-        random true fact's object); drawn from outside only, it occurred once where true objects
-        (popular places) recur, and that count alone gave the labels away (frequency-only AUROC
-        0.62 at seed 0 of a 300-fact DBpedia50 scenario; 0.43-0.59 over seeds 0-7 now)."""
+        Drawn from the set's true facts, a false object is as popular in the set as a true one;
+        drawn from outside only, it occurred once where true objects (popular places) recur, and
+        that count alone gave the labels away (frequency-only AUROC 0.62 at seed 0 of a 300-fact
+        DBpedia50 birthPlace scenario). Within the set, the most owed objects come first
+        (``ObjectBalance``)."""
         if not sources:
             return []
+        chosen = self._inside(context, sources, n, rng)
+        if len(chosen) < n:
+            chosen += self._outside(context, sources, n - len(chosen), rng)
+        return chosen
+
+    def _inside(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        """Objects of the set's own true facts: every round, each subject (least-used first) takes
+        the most owed object that passes the type check and ``acceptable``."""
+        donors: dict[str, Fact] = {}
+        for fact in sources:
+            donors.setdefault(fact.o, fact)
+        context.load_types(donors)
+        tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
+        balance = ObjectBalance(context, sources, n)
+        rank = rng.permutation(len(sources))
+        fitting: dict[frozenset, list[str]] = {}  # by a true object's types: the objects that pass
+        spent: set[int] = set()  # sources with no acceptable object left (acceptance only narrows)
+        chosen: list[Negative] = []
+        while len(chosen) < n:
+            before = len(chosen)
+            line = sorted(donors, key=balance.key(tie))
+            for k in sorted(range(len(sources)), key=lambda k: (context.subject_uses[sources[k].s], rank[k])):
+                if len(chosen) >= n:
+                    break
+                if k in spent:
+                    continue
+                source = sources[k]
+                key = context.types(source.o)
+                if key not in fitting:
+                    fitting[key] = [o for o in donors if context.type_consistent(source.o, o)]
+                fits = set(fitting[key])
+                facts = [Fact(source.s, context.predicate, o) for o in line if o in fits and o != source.o]
+                negative = None
+                for at, fact in enumerate(facts):
+                    if not context.screened(fact):  # nearness in batches (see NegativeContext.screen)
+                        context.screen(facts[at:at + SCREEN_AHEAD])
+                    if context.acceptable(fact):
+                        donor = donors[fact.o]
+                        negative = self._fallback_negative(context, source, donor.s, fact.o, True)
+                        break
+                if negative is None:
+                    spent.add(k)
+                    continue
+                context.take(negative)
+                balance.took(negative, line, tie)
+                chosen.append(negative)
+            if len(chosen) == before:
+                break
+        return chosen
+
+    def _outside(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
+        """Objects of true facts outside the scenario, each source trying its own seeded order of
+        them a chunk at a time: near a hub most are refused, and making all of them for every
+        source cost more than the checks."""
         objects = list(islice(context.other_pairs({f.pair for f in sources}, rng), max(4 * n, 200)))
         context.load_types({o for _, o in objects} | {f.o for f in sources})
         # Whether a candidate passes depends only on the true object's types, which sources share.
-        consistent: dict[frozenset, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}  # inside, outside
+        consistent: dict[frozenset, list[tuple[str, str]]] = {}
         pools = []
         for source in sources:
             key = context.types(source.o)
             if key not in consistent:
-                inside = [(f.s, f.o) for f in sources if context.type_consistent(source.o, f.o)]
-                outside = [(s2, o) for s2, o in objects if context.type_consistent(source.o, o)]
-                consistent[key] = (inside, outside)
-            inside, outside = consistent[key]
-            pool = [(s2, o, True) for s2, o in inside] + [(s2, o, False) for s2, o in outside]
-            order = rng.permutation(len(inside)).tolist() + [len(inside) + j for j in rng.permutation(len(outside)).tolist()]
-            pools.append((pool, order))
-        # Each source tries its own random order of the pool, a chunk at a time: near a hub most
-        # candidates are refused, but making all of them for every source cost more than the checks.
+                consistent[key] = [(s2, o) for s2, o in objects if context.type_consistent(source.o, o)]
+            pool = consistent[key]
+            pools.append((pool, rng.permutation(len(pool)).tolist()))
         chosen: list[Negative] = []
         longest = max((len(pool) for pool, _ in pools), default=0)
         for start in range(0, longest, FALLBACK_CHUNK):
-            per_source = [[self._fallback_negative(context, source, *pool[j]) for j in order[start:start + FALLBACK_CHUNK]
+            per_source = [[self._fallback_negative(context, source, *pool[j], False) for j in order[start:start + FALLBACK_CHUNK]
                            if pool[j][1] != source.o] for source, (pool, order) in zip(sources, pools)]
             chosen += round_robin(per_source, n - len(chosen), context, rng)
             if len(chosen) >= n:
