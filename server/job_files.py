@@ -6,8 +6,12 @@ and the status poll on another. The process making a job holds an exclusive ``fl
 The kernel drops the lock when its process dies, so a status file that still says "running" while
 nobody holds the lock is an orphan: its maker was killed, and the job may be claimed again.
 
-Lock files are never deleted: deleting one while a process holds it would let a third process lock
-a new file of the same name, and two processes would both believe they own the job.
+A job's files are deleted only by a process that holds its claim (``remove``), and ``claim`` checks,
+once it has the lock, that the file it locked is still the one at the path. Without that check a
+process that opened the lock file just before it was deleted would lock the deleted file while a
+third one locked the new file of the same name, and both would believe they own the job. Finished
+jobs are removed (a made scenario answers for itself; see ``ScenarioService``), so the folder holds
+the jobs under way and recent failures, not one pair of files per scenario ever asked for.
 """
 from __future__ import annotations
 
@@ -47,19 +51,49 @@ class JobFiles:
 
     def claim(self, key: str) -> Claim | None:
         """The job's claim, or None while another process (or another claim here) holds it."""
-        fd = os.open(self._lock_path(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        path = self._lock_path(key)
         for attempt in range(CLAIM_TRIES):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return Claim(fd)
             except OSError as error:
+                os.close(fd)
                 if error.errno not in (errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
                     raise
                 if attempt + 1 < CLAIM_TRIES:
                     time.sleep(CLAIM_PAUSE)
-        os.close(fd)
+                continue
+            if _same_file(fd, path):
+                return Claim(fd)
+            os.close(fd)  # removed (see remove) between our open and our lock: lock the new file
         return None
+
+    def remove(self, key: str, claim: Claim) -> None:
+        """Delete a job's files and drop its claim, which the caller holds (see the module docstring)."""
+        (self.folder / f"{key}.json").unlink(missing_ok=True)
+        try:
+            os.unlink(self._lock_path(key))
+        finally:
+            claim.release()
+
+    def remove_finished(self, older_than: float) -> int:
+        """Delete the files of jobs nobody is making that were last written more than ``older_than``
+        seconds ago (failed ones, and orphans of killed makers); how many jobs went."""
+        cutoff = time.time() - older_than
+        removed = 0
+        for path in sorted(self.folder.glob("*.lock")):
+            key = path.stem
+            try:
+                written = max(p.stat().st_mtime for p in (path, self.folder / f"{key}.json") if p.exists())
+            except (OSError, ValueError):  # gone meanwhile
+                continue
+            if written >= cutoff:
+                continue
+            claim = self.claim(key)
+            if claim is not None:  # nobody is making it now, and nobody can start while we hold this
+                self.remove(key, claim)
+                removed += 1
+        return removed
 
     def held(self, key: str) -> bool:
         """Whether some process holds the job's claim now."""
@@ -103,5 +137,12 @@ class JobFiles:
             return None
         return status if isinstance(status, dict) else None
 
-    def forget(self, key: str) -> None:
-        (self.folder / f"{key}.json").unlink(missing_ok=True)
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)

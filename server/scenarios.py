@@ -37,6 +37,7 @@ REMOVED = "removed.tsv"  # written last: its presence means the scenario folder 
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
+FAILED_KEPT = 3600.0  # seconds a failed job's status stays readable in other processes' polls
 
 
 @dataclass
@@ -91,6 +92,7 @@ class ScenarioService:
         self._reference_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
         self.job_files = JobFiles(self.root / ".jobs")
+        self.job_files.remove_finished(older_than=FAILED_KEPT)
         load_all()
 
     # --- specs -------------------------------------------------------------------------------
@@ -204,6 +206,8 @@ class ScenarioService:
         finished = [j for j in self.jobs.values() if j.status in ("done", "failed")]
         for job in sorted(finished, key=lambda j: j.submitted)[:max(0, len(self.jobs) - self.keep_jobs)]:
             del self.jobs[job.id]
+        if len(finished) > self.keep_jobs:  # failures other processes left behind, now and then
+            self.job_files.remove_finished(older_than=FAILED_KEPT)
 
     def _publish(self, job: Job) -> None:
         try:
@@ -242,7 +246,13 @@ class ScenarioService:
             job.finished = time.time()
             self._publish(job)  # before the claim goes: see JobFiles.read
             if job.claim is not None:
-                job.claim.release()
+                if job.status == "done" and self.ready(job.id):
+                    # The scenario on disk answers for the job from now on (status(), api.job), in
+                    # every process: its files would only pile up, two per scenario ever made.
+                    self.job_files.remove(job.id, job.claim)
+                else:  # a failure stays readable for pollers, until remove_finished
+                    job.claim.release()
+                job.claim = None
 
     def _write(self, scenario) -> None:
         target = self.root / scenario.id

@@ -117,7 +117,9 @@ def test_two_services_on_one_folder_make_a_scenario_once(demo_kb_store, tmp_path
         assert followed.future is None and (followed.remote or followed.status == "done")
         assert second.wait(followed, 120).status == "done" and first.wait(made, 120).status == "done"
         assert second.status(made.id).status == "done" and second.manifest(made.id)["counts"]["test"]["true"] == 30
-        assert first.job_files.read(made.id)["status"] == "done"
+        # A made scenario answers for its job: the job's files are gone, in every process.
+        assert first.job_files.read(made.id) is None and not list((tmp_path / "sc" / ".jobs").glob(f"{made.id}*"))
+        assert second.status(made.id).status == "done"
     finally:
         first.close()
         second.close()
@@ -151,6 +153,95 @@ def test_a_damaged_status_file_reads_as_failed_or_as_no_job(demo_kb_store, tmp_p
         assert service.status(scenario_id) is None
         # and asking for it makes it, over the damaged file
         assert service.wait(service.submit(spec), 120).status == "done"
-        assert service.job_files.read(scenario_id)["status"] == "done"
+        assert service.job_files.read(scenario_id) is None and service.status(scenario_id).status == "done"
     finally:
         service.close()
+
+
+def _age(folder, key: str, seconds: float) -> None:
+    import os
+    import time
+
+    for path in folder.glob(f"{key}.*"):
+        os.utime(path, (time.time() - seconds, time.time() - seconds))
+
+
+def test_remove_finished_takes_old_jobs_nobody_holds(tmp_path):
+    files = JobFiles(tmp_path)
+    for key, status in (("old-failed", "failed"), ("old-orphan", "running"), ("old-held", "running"),
+                        ("fresh-failed", "failed")):
+        claim = files.claim(key)
+        files.write(key, {"status": status})
+        claim.release()
+    held = files.claim("old-held")  # a maker still at work (flock belongs to the open file: as another process)
+    for key in ("old-failed", "old-orphan", "old-held"):
+        _age(tmp_path, key, 7200)
+    try:
+        assert files.remove_finished(older_than=3600) == 2
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == ["fresh-failed.json", "fresh-failed.lock", "old-held.json", "old-held.lock"]
+        assert files.read("old-held")["status"] == "running"
+    finally:
+        held.release()
+
+
+def test_a_claim_waiting_for_a_removed_job_gets_the_new_lock_file(tmp_path):
+    """A claimant waiting while the holder removes the job's files ends up holding the lock file at
+    the path, not the removed one: otherwise it would own the job while a third process locked the
+    new file of the same name."""
+    import os
+    import threading
+    import time
+
+    files = JobFiles(tmp_path)
+    holder = files.claim("job")
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(files.claim("job")))
+    waiter.start()  # retries for a few ms while the holder has it
+    time.sleep(0.005)
+    files.remove("job", holder)
+    waiter.join()
+    claim = got[0]
+    assert claim is not None  # the holder let go within the claim's retries
+    try:
+        path = tmp_path / "job.lock"
+        assert path.exists() and os.fstat(claim._fd).st_ino == path.stat().st_ino
+        assert files.claim("job") is None  # and so it excludes everyone who opens the path now
+    finally:
+        claim.release()
+
+
+def test_a_failed_job_keeps_its_status_and_a_service_start_clears_stale_ones(demo_kb_store, tmp_path):
+    service = ScenarioService(demo_kb_store, tmp_path / "sc")
+    try:
+        spec = service.parse_spec({**SPEC, "size": 5000})  # more capital facts than the demo KB has
+        job = service.wait(service.submit(spec), 120)
+        assert job.status == "failed" and job.error["status"] == 422
+        assert service.job_files.read(job.id)["status"] == "failed"  # other processes' pollers see why
+    finally:
+        service.close()
+    jobs = tmp_path / "sc" / ".jobs"
+    _age(jobs, job.id, 2 * 3600)
+    ScenarioService(demo_kb_store, tmp_path / "sc").close()
+    assert not list(jobs.glob(f"{job.id}*"))
+
+
+def test_a_lock_file_opened_before_its_removal_is_told_apart(tmp_path):
+    """The check behind claim(): a descriptor opened before remove() is not the file at the path."""
+    import os
+
+    from server.job_files import _same_file
+
+    files = JobFiles(tmp_path)
+    path = str(tmp_path / "job.lock")
+    holder = files.claim("job")
+    early = os.open(path, os.O_RDWR)  # a claimant between its open and its flock
+    try:
+        assert _same_file(early, path)
+        files.remove("job", holder)
+        assert not _same_file(early, path)  # the path is gone
+        again = files.claim("job")  # a new file at the path
+        assert again is not None and not _same_file(early, path)
+        again.release()
+    finally:
+        os.close(early)
