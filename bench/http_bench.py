@@ -5,7 +5,9 @@ makes one scenario, then drives each URL with wrk (Debian package `wrk`: N conne
 seconds; the queries also with one connection, which is a request's own time without queueing),
 in several rounds that interleave our server and the direct one, and prints median throughput,
 p50, p99, errors and the load average as a markdown table. A bare waitress app serving the same
-bytes is the floor for what any Python WSGI route can do here. Figures, no assertions.
+bytes is the floor for what any Python WSGI route can do here; its /sparql, pyoxigraph answering on
+the request thread with nothing around it, is the floor for any embedded /sparql. Figures, no
+assertions.
 
     python3 bench/http_bench.py                      # DBpedia50 + ontology from ../shared/data
     python3 bench/http_bench.py --server-workers 2   # `factforge serve --workers 2`, and a floor of 2
@@ -73,13 +75,25 @@ def kb_files(kb: str) -> list[tuple[Path, str | None]]:
 # The floor: bare waitress (same threads, same switch interval as `factforge serve`) answering
 # with the cached scenario's bytes and no framework at all. A WSGI fast path cannot beat this.
 # With --server-workers N, N such processes share the port (SO_REUSEPORT), as our workers do.
+# Its /sparql is the floor of any embedded /sparql: the query evaluated by pyoxigraph on the request
+# thread and serialized by pyoxigraph itself, with no time limit, row cap, pool or error handling.
 FLOOR = """
 import socket, sys
+from urllib.parse import parse_qs
+import pyoxigraph
 from waitress import serve
 sys.setswitchinterval({switch})
 body = open({path!r}, "rb").read()
 headers = [("Content-Type", "text/tab-separated-values; charset=utf-8"), ("Content-Length", str(len(body)))]
+store = pyoxigraph.Store.read_only({store!r})
 def app(environ, start_response):
+    if environ["PATH_INFO"] == "/sparql":
+        query = parse_qs(environ["QUERY_STRING"])["query"][0]
+        answer = store.query(query, use_default_graph_as_union=True).serialize(
+            format=pyoxigraph.QueryResultsFormat.JSON)
+        start_response("200 OK", [("Content-Type", "application/sparql-results+json"),
+                                  ("Content-Length", str(len(answer)))])
+        return [answer]
     start_response("200 OK", headers)
     return [body]
 sock = socket.socket()
@@ -185,7 +199,8 @@ def main() -> int:
             capture_output=True, text=True, check=True).stdout)
         for _ in range(args.server_workers):
             processes.append(start([sys.executable, "-c", FLOOR.format(
-                switch=switch, path=str(work / "floor.tsv"), port=floor, threads=args.server_threads)],
+                switch=switch, path=str(work / "floor.tsv"), port=floor, threads=args.server_threads,
+                store=str(work / "oxigraph"))],
                 work / f"floor{len(processes)}.log"))
         wait_for(f"http://127.0.0.1:{floor}/", processes[-1])
 
@@ -197,6 +212,8 @@ def main() -> int:
             runs.append((f"/sparql, {name} query", f"{base}/sparql?query={encoded}", "application/sparql-results+json"))
             runs.append((f"oxigraph serve, {name} query", f"{direct}/query?query={encoded}",
                          "application/sparql-results+json"))
+            runs.append((f"bare waitress + pyoxigraph, {name} query (floor)",
+                         f"http://127.0.0.1:{floor}/sparql?query={encoded}", "application/sparql-results+json"))
         single = [run for run in runs if "query" in run[0]]  # one client: a request's own time, no queue
         print(f"KB {args.kb}; {args.rounds} rounds of {args.duration} s per URL, {args.connections} connections "
               f"(and 1 connection, at most 10 s, for the queries); {args.server_workers} server process(es) of "
@@ -221,10 +238,12 @@ def main() -> int:
               + ", ".join(f"{name} {ms:.3f}" for name, ms in engine.items()) + "\n")
         for name in QUERIES:
             for connections in (args.connections, 1):
-                ratios = [a["p50"] / b["p50"] for a, b in zip(figures[(f"/sparql, {name} query", connections)],
-                                                              figures[(f"oxigraph serve, {name} query", connections)])]
-                print(f"/sparql vs direct, {name} query, {connections} clients: p50 ratio "
-                      f"{statistics.median(ratios):.2f}× (rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+                direct_runs = figures[(f"oxigraph serve, {name} query", connections)]
+                for label, what in (("/sparql", f"/sparql, {name} query"),
+                                    ("the floor", f"bare waitress + pyoxigraph, {name} query (floor)")):
+                    ratios = [a["p50"] / b["p50"] for a, b in zip(figures[(what, connections)], direct_runs)]
+                    print(f"{label} vs direct, {name} query, {connections} clients: p50 ratio "
+                          f"{statistics.median(ratios):.2f}× (rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
     finally:
         for process in processes:
             process.terminate()
