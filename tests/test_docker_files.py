@@ -1,5 +1,6 @@
 """The docker files say what the CLI accepts (no docker engine runs here, so the files are checked
-against the real argument parsers: factforge's and oxigraph's)."""
+against the real argument parsers, factforge's and oxigraph's, and the compose services are
+rehearsed as local processes)."""
 from __future__ import annotations
 
 import json
@@ -51,3 +52,76 @@ def test_compose_oxigraph_command_is_accepted_by_oxigraph():
     usage = subprocess.run(["oxigraph", oxigraph[0], "--help"], capture_output=True, text=True, check=True).stdout
     for flag in flags:
         assert flag in usage
+
+
+@pytest.mark.skipif(shutil.which("oxigraph") is None, reason="the oxigraph CLI is not installed")
+def test_the_compose_services_run_together_as_written(tmp_path):
+    """No engine runs here, so the compose file is rehearsed with the same programs: the `oxigraph
+    load` its header gives, its oxigraph command, then factforge's command with the Dockerfile's
+    environment. Only what a container would change is changed: /data is a temporary folder, the
+    service name `oxigraph` is 127.0.0.1, and the ports are free ones."""
+    import os
+    import sys
+    import time
+
+    import pyoxigraph
+    import requests
+    import yaml
+
+    from conftest import free_port
+    from server.cli import demo_kb_path
+
+    text = (ROOT / "docker" / "compose.yaml").read_text()
+    services = yaml.safe_load(text)["services"]
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    env = dict(pair.split("=", 1) for line in re.findall(r"^ENV (.*)$", dockerfile, re.M) for pair in line.split())
+    data = tmp_path / "data"
+    data.mkdir()
+
+    def inside(argv: list[str], **swap: str) -> list[str]:
+        return [swap.get(a, re.sub(r"^/data(?=/|$)", str(data), a)) for a in argv]
+
+    with open(data / "kb.nt", "wb") as out:  # the demo KB as the N-Triples file the header loads
+        pyoxigraph.serialize(pyoxigraph.parse(path=str(demo_kb_path())), out, format=pyoxigraph.RdfFormat.N_TRIPLES)
+    (load,) = re.findall(r"run --rm oxigraph (load .*)$", text, re.M)
+    subprocess.run(["oxigraph", *inside(load.split())], check=True, capture_output=True)
+
+    oxigraph_port, our_port = free_port(), free_port()
+    bind = next(a for a in services["oxigraph"]["command"] if a.endswith(":7878"))
+    oxigraph = subprocess.Popen(["oxigraph", *inside(services["oxigraph"]["command"], **{bind: f"127.0.0.1:{oxigraph_port}"})],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = next(a for a in services["factforge"]["command"] if a.startswith("http://oxigraph:7878"))
+    command = inside(services["factforge"]["command"], **{
+        endpoint: endpoint.replace("oxigraph:7878", f"127.0.0.1:{oxigraph_port}"), "0.0.0.0": "127.0.0.1",
+        "8000": str(our_port)})
+    environment = {**os.environ, **{k: inside([v])[0] for k, v in env.items()}, "FACTFORGE_TOKEN": "secret"}
+    factforge = None
+    try:
+        factforge = subprocess.Popen([sys.executable, "-m", "server.cli", *command], env=environment,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
+        line = factforge.stdout.readline()
+        while line and not line.startswith("factforge serving"):
+            line = factforge.stdout.readline()
+        assert line.startswith("factforge serving"), f"factforge exited {factforge.poll()}"
+        url = f"http://127.0.0.1:{our_port}"
+        kb = requests.get(f"{url}/api/kb", timeout=30).json()
+        assert kb["backend"]["endpoint"] == f"http://127.0.0.1:{oxigraph_port}/query"
+        assert kb["triples"] == sum(1 for _ in pyoxigraph.parse(path=str(data / "kb.nt")))
+        response = requests.post(f"{url}/api/scenarios", json={"predicate": "dbo:capital", "size": 20, "seed": 3},
+                                 timeout=120)
+        while response.status_code == 202:
+            time.sleep(0.1)
+            response = requests.post(f"{url}/api/scenarios", json={"predicate": "dbo:capital", "size": 20, "seed": 3},
+                                     timeout=120)
+        assert response.status_code == 201, response.text
+        tsv = requests.get(f"{url}{response.headers['Location']}?format=tsv", timeout=30)
+        assert tsv.status_code == 200 and tsv.text.count("\n") == 21
+        ask = requests.get(f"{url}/sparql", params={"query": "ASK { ?s ?p ?o }"}, timeout=30).json()
+        assert ask["boolean"] is True
+        # the Dockerfile's environment took effect: the caches are on the data volume
+        assert (data / "cache").is_dir() and any((data / "cache").iterdir())
+    finally:
+        for process in (factforge, oxigraph):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(timeout=30)
