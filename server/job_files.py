@@ -49,10 +49,10 @@ class JobFiles:
     def _lock_path(self, key: str) -> str:
         return str(self.folder / f"{key}.lock")
 
-    def claim(self, key: str) -> Claim | None:
+    def claim(self, key: str, tries: int = CLAIM_TRIES) -> Claim | None:
         """The job's claim, or None while another process (or another claim here) holds it."""
         path = self._lock_path(key)
-        for attempt in range(CLAIM_TRIES):
+        for attempt in range(tries):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -60,7 +60,7 @@ class JobFiles:
                 os.close(fd)
                 if error.errno not in (errno.EAGAIN, errno.EACCES):
                     raise
-                if attempt + 1 < CLAIM_TRIES:
+                if attempt + 1 < tries:
                     time.sleep(CLAIM_PAUSE)
                 continue
             if _same_file(fd, path):
@@ -89,7 +89,7 @@ class JobFiles:
                 continue
             if written >= cutoff:
                 continue
-            claim = self.claim(key)
+            claim = self.claim(key, tries=2)  # a held one is being made: no need to wait for it
             if claim is not None:  # nobody is making it now, and nobody can start while we hold this
                 self.remove(key, claim)
                 removed += 1

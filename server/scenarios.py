@@ -38,6 +38,7 @@ REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
 FAILED_KEPT = 3600.0  # seconds a failed job's status stays readable in other processes' polls
+SWEEP_EVERY = 60.0  # seconds between looks for such old job files while serving
 
 
 @dataclass
@@ -93,6 +94,7 @@ class ScenarioService:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
         self.job_files = JobFiles(self.root / ".jobs")
         self.job_files.remove_finished(older_than=FAILED_KEPT)
+        self._sweep, self._swept = False, time.monotonic()
         load_all()
 
     # --- specs -------------------------------------------------------------------------------
@@ -145,6 +147,9 @@ class ScenarioService:
                 job.future = self._pool.submit(self._run, job)
             self.jobs[scenario_id] = job
             self._forget_old_jobs()
+        if self._sweep:  # outside the lock, which cached GETs share
+            self._sweep, self._swept = False, time.monotonic()
+            self.job_files.remove_finished(older_than=FAILED_KEPT)
         return job
 
     def _known(self, scenario_id: str, *, local_only: bool = False) -> Job | None:
@@ -204,10 +209,12 @@ class ScenarioService:
 
     def _forget_old_jobs(self) -> None:
         finished = [j for j in self.jobs.values() if j.status in ("done", "failed")]
-        for job in sorted(finished, key=lambda j: j.submitted)[:max(0, len(self.jobs) - self.keep_jobs)]:
+        old = sorted(finished, key=lambda j: j.submitted)[:max(0, len(self.jobs) - self.keep_jobs)]
+        for job in old:
             del self.jobs[job.id]
-        if len(finished) > self.keep_jobs:  # failures other processes left behind, now and then
-            self.job_files.remove_finished(older_than=FAILED_KEPT)
+        # Old failures, here and in other processes, leave the job files too, now and then.
+        if old and time.monotonic() - self._swept >= SWEEP_EVERY:
+            self._sweep = True
 
     def _publish(self, job: Job) -> None:
         try:

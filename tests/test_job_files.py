@@ -245,3 +245,21 @@ def test_a_lock_file_opened_before_its_removal_is_told_apart(tmp_path):
         again.release()
     finally:
         os.close(early)
+
+
+def test_a_running_service_clears_stale_job_files_when_it_trims_its_jobs(demo_kb_store, tmp_path, monkeypatch):
+    monkeypatch.setattr("server.scenarios.SWEEP_EVERY", 0.0)  # at every trim, not once a minute
+    service = ScenarioService(demo_kb_store, tmp_path / "sc", keep_jobs=1)
+    try:
+        stale = "sc-0123456789abcdef0123"  # a failure another process left two hours ago
+        claim = service.job_files.claim(stale)
+        service.job_files.write(stale, {"status": "failed"})
+        claim.release()
+        _age(tmp_path / "sc" / ".jobs", stale, 2 * 3600)
+        for seed in (1, 2, 3):  # fail fast (more facts than the demo KB has); finished jobs pass keep_jobs
+            job = service.wait(service.submit(service.parse_spec({**SPEC, "size": 5000, "seed": seed})), 120)
+            assert job.status == "failed"
+        assert not list((tmp_path / "sc" / ".jobs").glob(f"{stale}*"))
+        assert service.job_files.read(job.id)["status"] == "failed"  # recent failures stay readable
+    finally:
+        service.close()
