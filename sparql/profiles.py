@@ -196,12 +196,14 @@ def entity_types(store: Store, entities: Iterable[str]) -> dict[str, list[str]]:
 def type_paths(store: Store, entities: Iterable[str]) -> dict[str, list[list[str]]]:
     """The type path(s) of each entity, as lists of class IRIs from the root down."""
     tree = class_tree(store)
-    paths: dict[str, list[list[str]]] = {}
-    for entity, types in entity_types(store, entities).items():
-        inherited = set().union(*(tree.ancestors(t) for t in types)) if types else set()
-        specific = [t for t in types if t not in inherited]
-        paths[entity] = sorted(tree.chain(t) for t in specific)
-    return paths
+    return {entity: paths_of(tree, types) for entity, types in entity_types(store, entities).items()}
+
+
+def paths_of(tree: "ClassTree", types) -> list[list[str]]:
+    """The type paths of an entity with these asserted classes: one per class that is no other's
+    ancestor, from the root down."""
+    inherited = set().union(*(tree.ancestors(t) for t in types)) if types else set()
+    return sorted(tree.chain(t) for t in types if t not in inherited)
 
 
 def _namespace(value: str) -> str:

@@ -85,8 +85,34 @@ def test_the_cache_file_keeps_every_array(dbpedia_store, tmp_path):
     adjacency._write(index, tmp_path / adjacency.FILE)
     back = adjacency._read(tmp_path / adjacency.FILE)
     assert back.entities == index.entities and back.predicates == index.predicates
-    for name in ARRAYS:
+    for name in ARRAYS + ("type_ptr", "type_cls"):
         assert np.array_equal(getattr(back, name), getattr(index, name)), name
+    assert back.has_types and back.classes == index.classes
+
+
+def test_types_in_the_index_are_what_the_entity_types_query_gives(dbpedia_store):
+    """Every indexed entity's classes, against the query the type checks used before (both graphs:
+    the instances' types and the ontology's)."""
+    from sparql import profiles
+
+    index = adjacency.build(dbpedia_store)
+    assert index.has_types and not adjacency.build(dbpedia_store, use_table=False).has_types
+    by_query = profiles.entity_types(dbpedia_store, index.entities)
+    from_index = {e: list(index.classes_of(i)) for i, e in enumerate(index.entities) if index.classes_of(i)}
+    assert from_index == by_query
+    assert len(from_index) > 20_000  # most DBpedia50 entities are typed: the comparison covers them
+
+
+def test_types_from_the_index_make_the_same_scenarios(dbpedia_store, monkeypatch):
+    from generators.scenario import generate
+    from generators.spec import ScenarioSpec
+    from generators.writers import render
+
+    specs = [ScenarioSpec("http://dbpedia.org/ontology/birthPlace", size=100, transparency=0.0, ambiguous=kind, seed=4)
+             for kind in ("random_walk", "lcwa")]
+    with_index = [render(generate(dbpedia_store, spec), "jsonl", "all") for spec in specs]
+    monkeypatch.setattr(adjacency.Adjacency, "has_types", property(lambda self: False))  # types by query
+    assert [render(generate(dbpedia_store, spec), "jsonl", "all") for spec in specs] == with_index
 
 
 @pytest.mark.parametrize("entity", ["http://dbpedia.org/resource/Albert_Einstein", "http://example.org/none", ""])

@@ -44,6 +44,7 @@ class NegativeContext:
     forbidden: set[str] = field(default_factory=set)  # entities this split must not use
     sorted_pairs: list[tuple[str, str]] | None = None  # kb_pairs in (s, o) order, when the caller has it
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
+    _by_classes: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _objects: np.ndarray | None = None  # by entity id: is the object of a p-fact
     _known: dict[str, np.ndarray] = field(default_factory=dict)
@@ -200,7 +201,24 @@ class NegativeContext:
 
     # --- types ------------------------------------------------------------------------------------
     def load_types(self, entities) -> None:
+        """Each entity's classes with their ancestors (its type paths), from the adjacency index
+        when it holds types, else by query."""
         missing = [e for e in set(entities) if e not in self._types]
+        if not missing:
+            return
+        index = self.adjacency
+        if index.has_types:
+            tree, by_classes, rest = profiles.class_tree(self.store), self._by_classes, []
+            for e in missing:
+                node = self._node(e)
+                if node < 0:
+                    rest.append(e)
+                    continue
+                direct = index.classes_of(node)
+                if direct not in by_classes:  # few distinct class sets: their paths are worked out once
+                    by_classes[direct] = frozenset(c for path in profiles.paths_of(tree, direct) for c in path)
+                self._types[e] = by_classes[direct]
+            missing = rest
         if missing:
             paths = profiles.type_paths(self.store, missing)
             for e in missing:
