@@ -210,3 +210,36 @@ def test_walk_ends_follow_their_paths(dbpedia_store):
             checked += 1
             assert end in reachable and end not in (si, oi), (s, path, end)
     assert checked > 100 and missing < checked, (checked, missing)
+
+
+def test_path_search_finds_what_a_plain_enumeration_finds(dbpedia_store):
+    """meta_paths (sorted neighbourhoods, binary search, pairs packed into one integer) against a
+    plain walk over every neighbour, on facts where none of its caps applies."""
+    from generators.negatives.random_walk import HUB_DEGREE, MAX_MIDDLE, MAX_PATHS, meta_paths
+
+    index = adjacency(dbpedia_store)
+    skip = index.pindex[BIRTH_PLACE] + 1
+
+    def steps(x):
+        nodes, signed = index.steps(x)
+        return list(zip(nodes.tolist(), signed.tolist()))
+
+    compared = 0
+    for s, o in sorted(profiles.predicate_facts(dbpedia_store, BIRTH_PLACE))[::5]:
+        si, oi = index.id(s), index.id(o)
+        around_o = {}
+        for y, c in steps(oi):  # o -c-> y, so y -(-c)-> o
+            around_o.setdefault(y, set()).add(-c)
+        plain = {(a,) for x, a in steps(si) if x == oi and a != skip}
+        middles = {x for x, _ in steps(si)} - {si, oi}
+        for x, a in steps(si):
+            if x in (si, oi):
+                continue
+            plain |= {(a, c) for c in around_o.get(x, ())}
+            if index.degree(x) <= HUB_DEGREE:
+                plain |= {(a, b, c) for y, b in steps(x) if y not in (si, oi, x) for c in around_o.get(y, ())}
+        if len(middles) > MAX_MIDDLE or len(plain) > MAX_PATHS * 4:
+            continue  # a cap cuts the search short there: nothing plain to compare with
+        assert set(meta_paths(index, si, oi, 3, skip)) == plain, (s, o)
+        compared += 1
+    assert compared > 500
