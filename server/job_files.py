@@ -70,9 +70,9 @@ class JobFiles:
 
     def remove(self, key: str, claim: Claim) -> None:
         """Delete a job's files and drop its claim, which the caller holds (see the module docstring)."""
-        (self.folder / f"{key}.json").unlink(missing_ok=True)
         try:
-            os.unlink(self._lock_path(key))
+            (self.folder / f"{key}.json").unlink(missing_ok=True)
+            Path(self._lock_path(key)).unlink(missing_ok=True)  # someone tidying by hand: not our error
         finally:
             claim.release()
 
@@ -136,7 +136,6 @@ class JobFiles:
         except (OSError, ValueError):  # missing or unreadable: no status, so the job may be asked for again
             return None
         return status if isinstance(status, dict) else None
-
 
 
 def _same_file(fd: int, path: str) -> bool:

@@ -227,7 +227,7 @@ class RandomWalk(NegativeSampler):
         tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
         balance = ObjectBalance(context, sources, n)
         rank = rng.permutation(len(sources))
-        fitting: dict[frozenset, list[str]] = {}  # by a true object's types: the objects that pass
+        fitting: dict[frozenset, set[str]] = {}  # by a true object's types: the objects that pass
         spent: set[int] = set()  # sources with no acceptable object left (acceptance only narrows)
         chosen: list[Negative] = []
         while len(chosen) < n:
@@ -241,8 +241,8 @@ class RandomWalk(NegativeSampler):
                 source = sources[k]
                 key = context.types(source.o)
                 if key not in fitting:
-                    fitting[key] = [o for o in donors if context.type_consistent(source.o, o)]
-                fits = set(fitting[key])
+                    fitting[key] = {o for o in donors if context.type_consistent(source.o, o)}
+                fits = fitting[key]
                 facts = [Fact(source.s, context.predicate, o) for o in line if o in fits and o != source.o]
                 negative = None
                 for at, fact in enumerate(facts):
