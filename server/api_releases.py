@@ -61,6 +61,7 @@ class ReleaseJobs:
         self.files = JobFiles(self.root / lib.JOBS)
         for name in lib.remove_abandoned(self.root):
             log.warning("removed the unfinished folder of release %s (its maker was killed)", name)
+        self.files.remove_finished()  # failures kept an hour for pollers, and orphans of killed makers
         atexit.register(self.close)
 
     def submit(self, store: Store, name: str, specs: list[ScenarioSpec]) -> ReleaseJob:
@@ -112,7 +113,10 @@ class ReleaseJobs:
             job.status, job.error = "failed", {"status": 500, "error": f"release failed ({type(error).__name__})"}
         finally:
             self._publish(job)  # before the claim goes: see JobFiles.read
-            job.claim.release()
+            if job.status == "done":  # the archive answers for the job from now on, in every process
+                self.files.remove(job.name, job.claim)
+            else:  # a failure stays readable for pollers, until remove_finished
+                job.claim.release()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 ACTIVE = ("queued", "running")
+FAILED_KEPT = 3600.0  # seconds a failed job's status stays readable in other processes' polls
 # held() takes a shared lock for an instant; a claim that meets it tries again this often.
 CLAIM_TRIES = 20
 CLAIM_PAUSE = 0.002
@@ -76,10 +77,17 @@ class JobFiles:
         finally:
             claim.release()
 
-    def remove_finished(self, older_than: float) -> int:
+    def remove_finished(self, older_than: float = FAILED_KEPT) -> int:
         """Delete the files of jobs nobody is making that were last written more than ``older_than``
-        seconds ago (failed ones, and orphans of killed makers); how many jobs went."""
+        seconds ago (failed ones, and orphans of killed makers); how many jobs went. Also deletes
+        status files a process was killed while writing (see ``write``), which nobody reads."""
         cutoff = time.time() - older_than
+        for path in self.folder.glob(".*.partial"):
+            try:  # a write takes microseconds: one this old has lost its writer
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError:  # renamed into place or removed meanwhile
+                pass
         removed = 0
         for path in sorted(self.folder.glob("*.lock")):
             key = path.stem

@@ -152,7 +152,7 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
     own_claim = claim is None
     if own_claim:
         claim = claim_name(root, name)
-    staging = None
+    staging, published = None, False
     try:
         remove_abandoned(root, name)
         staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=PARTIAL, dir=root))
@@ -163,11 +163,14 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
         packed = staging / f"{name}{SUFFIX}"
         _pack(top, packed, progress=progress)
         _publish(packed, target, name)
+        published = True
         return manifest
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-        if own_claim:
+        if own_claim and published:  # the archive answers for the name now: its lock file would only pile up
+            JobFiles(root / JOBS).remove(name, claim)
+        elif own_claim:
             claim.release()
 
 

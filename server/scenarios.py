@@ -31,13 +31,12 @@ from generators.writers import RENDERERS, load_all, write_scenario
 from sparql import __version__, profiles
 from sparql.store import Store, StoreError
 
-from .job_files import ACTIVE, Claim, JobFiles
+from .job_files import ACTIVE, FAILED_KEPT, Claim, JobFiles
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
-FAILED_KEPT = 3600.0  # seconds a failed job's status stays readable in other processes' polls
 SWEEP_EVERY = 60.0  # seconds between looks for such old job files while serving
 
 

@@ -185,6 +185,18 @@ def test_remove_finished_takes_old_jobs_nobody_holds(tmp_path):
         held.release()
 
 
+def test_remove_finished_takes_status_files_left_half_written_by_a_killed_writer(tmp_path):
+    import os
+
+    files = JobFiles(tmp_path)
+    old, fresh = tmp_path / ".job.123.456.partial", tmp_path / ".job.123.789.partial"
+    for path in (old, fresh):
+        path.write_text('{"status": "runn')
+    os.utime(old, (old.stat().st_mtime - 7200,) * 2)
+    files.remove_finished(older_than=3600)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name]
+
+
 def test_a_claim_waiting_for_a_removed_job_gets_the_new_lock_file(tmp_path):
     """A claimant waiting while the holder removes the job's files ends up holding the lock file at
     the path, not the removed one: otherwise it would own the job while a third process locked the

@@ -213,6 +213,36 @@ def test_one_name_has_one_maker_at_a_time(demo_kb_store, tmp_path):
     assert published(root) == ["busy.tar.gz"]
 
 
+def test_a_made_release_leaves_no_claim_file_and_a_failed_one_keeps_its_own(made, demo_kb_store):
+    """The archive answers for a made name; a lock file per release ever made would only pile up."""
+    root, _archive, _manifest = made
+    jobs = root / lib.JOBS
+    assert not (jobs / "r1.lock").exists()
+    with pytest.raises(lib.ReleaseError):
+        lib.create_release(demo_kb_store, "kept", [SPEC_A, TOO_BIG], root)
+    assert (jobs / "kept.lock").exists() and not lib.JobFiles(jobs).held("kept")
+
+
+def test_a_server_sweeps_old_release_failures_and_keeps_fresh_ones(tmp_path):
+    import os
+
+    from server.api_releases import ReleaseJobs
+
+    files = lib.JobFiles(tmp_path / lib.JOBS)
+    for name in ("old", "fresh"):
+        claim = files.claim(name)
+        files.write(name, {"name": name, "status": "failed", "error": {"status": 422, "error": "x"}})
+        claim.release()
+    for path in (tmp_path / lib.JOBS).glob("old.*"):
+        os.utime(path, (path.stat().st_mtime - 7200,) * 2)
+    jobs = ReleaseJobs(tmp_path)
+    try:
+        assert sorted(p.name for p in (tmp_path / lib.JOBS).iterdir()) == ["fresh.json", "fresh.lock"]
+        assert jobs.status("fresh")["status"] == "failed" and jobs.status("old") is None
+    finally:
+        jobs.close()
+
+
 def test_verify_finds_a_changed_an_extra_and_a_missing_file(made, tmp_path):
     _root, archive, manifest = made
     first = manifest["scenarios"][0]["id"]
@@ -436,6 +466,16 @@ def test_http_slow_release_answers_202_with_a_status_url(demo_kb_store, tmp_path
         gate.set()
         assert wait_done(server.url, response).json()["release"] == "slow"
         assert requests.get(server.url + "/api/releases/slow/status", timeout=10).json()["status"] == "done"
+        # its job files go once it is done (the status is published just before); the archive answers
+        # for it from then on, also in a process that never saw the job
+        jobs = tmp_path / "rel" / lib.JOBS
+        deadline = time.monotonic() + 30
+        while any(jobs.glob("slow.*")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not any(jobs.glob("slow.*"))
+        other = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc", "RELEASES_DIR": tmp_path / "rel",
+                                           "TOKEN": TEST_TOKEN})
+        assert other.test_client().get("/api/releases/slow/status").get_json()["status"] == "done"
 
 
 def test_openapi_describes_the_release_routes(demo_http):
