@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import sys
 import threading
@@ -65,7 +66,15 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
         server = create_server(app, sockets=[socket.socket(fileno=listen_fd)], threads=threads, ident="factforge")
         watch_parent()
         print(f"{READY} {described}", flush=True)
+    # waitress stops on SystemExit: it finishes the requests under way and returns. SIGTERM has to be
+    # turned into one, because a process that is PID 1 (the Dockerfile's ENTRYPOINT) ignores any
+    # signal it has no handler for, so `docker stop` would wait out its grace period and kill.
+    signal.signal(signal.SIGTERM, _stop_serving)
     server.run()
+
+
+def _stop_serving(*_args) -> None:
+    raise SystemExit(0)
 
 
 class BackgroundServer:

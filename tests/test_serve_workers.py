@@ -121,6 +121,16 @@ def test_processes_on_one_scenario_folder_share_jobs(served, tmp_path, demo_kb_s
     assert [r.status_code for r in data] == [200, 200] and data[0].text == data[1].text
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_stops_the_server_cleanly(served, workers):
+    """SIGTERM ends `serve` with status 0 after the requests under way, not by the signal's default
+    action: as PID 1 in a container a process has no default action, and would ignore it."""
+    server = served("--workers", workers)
+    assert requests.get(server.url + "/api/kb", timeout=30).status_code == 200
+    assert server.stop() == 0, server.stderr()
+    assert "Traceback" not in server.stderr()
+
+
 def test_workers_share_one_port_and_one_store(served, tmp_path):
     store = tmp_path / "store"
     subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
