@@ -1,6 +1,6 @@
-"""The docker files say what the CLI accepts (no docker engine runs here, so the files are checked
-against the real argument parsers, factforge's and oxigraph's, and the compose services are
-rehearsed as local processes)."""
+"""The docker files say what the CLI accepts: the files are checked against the real argument
+parsers, factforge's and oxigraph's, and the compose services are rehearsed as local processes.
+tests/test_containers.py builds and runs them in real containers, under podman."""
 from __future__ import annotations
 
 import json
