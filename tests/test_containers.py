@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
+import shlex
 import shutil
 import socket
 import subprocess
@@ -161,8 +163,8 @@ def test_the_image_serves_the_demo_kb_and_stops_cleanly(engine, image):
 
 
 def test_the_compose_services_run_together(engine, image, tmp_path):
-    """The compose file's own steps: the KB put into the data volume, `run --rm oxigraph load ...` from
-    its header, `up`; factforge then serves the KB through the oxigraph service by its name."""
+    """The compose file's own steps, as its header gives them: `run --rm ... oxigraph load ...` into the
+    data volume, then `up`; factforge then serves the KB through the oxigraph service by its name."""
     import pyoxigraph
 
     from server.cli import demo_kb_path
@@ -175,17 +177,13 @@ def test_the_compose_services_run_together(engine, image, tmp_path):
     compose = [sys.executable, "-m", "podman_compose", "--project-name", PROJECT, "-f",
                str(ROOT / "docker" / "compose.yaml"), "-f", str(override)]
     env = {**engine, "FACTFORGE_TOKEN": "compose-secret"}  # the compose file passes it through
-    kb = tmp_path / "kb.nt"
-    with open(kb, "wb") as out:  # the demo KB as the N-Triples file the header loads
+    kb = tmp_path / "kb.nt"  # the demo KB as the ./kb.nt the header loads, from the folder it is in
+    with open(kb, "wb") as out:
         pyoxigraph.serialize(pyoxigraph.parse(path=str(demo_kb_path())), out, format=pyoxigraph.RdfFormat.N_TRIPLES)
-    with tarfile.open(tmp_path / "kb.tar", "w") as tar:
-        tar.add(kb, arcname="kb.nt")
     header = (ROOT / "docker" / "compose.yaml").read_text()
-    load = next(line.split("run --rm ", 1)[1].split() for line in header.splitlines() if "run --rm oxigraph" in line)
+    (load,) = re.findall(r"^#\s+docker compose -f docker/compose.yaml (run --rm .*)$", header, re.M)
     try:
-        run(["podman", "volume", "create", f"{PROJECT}_data"], env)
-        run(["podman", "volume", "import", f"{PROJECT}_data", str(tmp_path / "kb.tar")], env)
-        run([*compose, "run", "--rm", *load], env)
+        run([*compose, *shlex.split(load.replace("$PWD", str(tmp_path)))], env)
         run([*compose, "up", "-d"], env)
         base = "http://127.0.0.1:8000"
         served = answers(f"{base}/api/kb", seconds=180).json()

@@ -83,8 +83,9 @@ def test_the_compose_services_run_together_as_written(tmp_path):
 
     with open(data / "kb.nt", "wb") as out:  # the demo KB as the N-Triples file the header loads
         pyoxigraph.serialize(pyoxigraph.parse(path=str(demo_kb_path())), out, format=pyoxigraph.RdfFormat.N_TRIPLES)
-    (load,) = re.findall(r"run --rm oxigraph (load .*)$", text, re.M)
-    subprocess.run(["oxigraph", *inside(load.split())], check=True, capture_output=True)
+    (load,) = re.findall(r"run --rm .*\boxigraph (load .*)$", text, re.M)
+    subprocess.run(["oxigraph", *inside(load.split(), **{"/kb.nt": str(data / "kb.nt")})], check=True,
+                   capture_output=True)
 
     oxigraph_port, our_port = free_port(), free_port()
     bind = next(a for a in services["oxigraph"]["command"] if a.endswith(":7878"))
