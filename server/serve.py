@@ -48,6 +48,8 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
     # waitress warns of every queued request ("Task queue depth is N"): one line per request under
     # any real load, which drowns the log; a load test reports queueing better than a log does.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    # gensim logs every training epoch at INFO: a homogeneity scenario would fill the log with them
+    logging.getLogger("gensim").setLevel(logging.WARNING)
     sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(store, config)
     described = f"{store.kind} KB {store.fingerprint()}"
@@ -70,11 +72,25 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
     # turned into one, because a process that is PID 1 (the Dockerfile's ENTRYPOINT) ignores any
     # signal it has no handler for, so `docker stop` would wait out its grace period and kill.
     signal.signal(signal.SIGTERM, _stop_serving)
-    server.run()
+    server.run()  # returns on SIGTERM or Ctrl-C, once the requests under way are answered (5 s at most)
+    _leave_jobs_behind()
 
 
 def _stop_serving(*_args) -> None:
     raise SystemExit(0)
+
+
+def _leave_jobs_behind() -> None:
+    """Exit now, not when the scenario or release being made is done: the interpreter would wait for
+    its thread, minutes for a big release, past any container's grace period. Nothing half-made is
+    ever served: a scenario folder counts once its last file is written (and is started over when
+    asked for again), a release's staging folder is removed at the next start. The job's claim goes
+    with the process, and whoever polls it reads "stopped before it finished; send the same request
+    again"."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 class BackgroundServer:

@@ -131,6 +131,38 @@ def test_sigterm_stops_the_server_cleanly(served, workers):
     assert "Traceback" not in server.stderr()
 
 
+def test_sigterm_does_not_wait_for_the_release_being_made(tmp_path, monkeypatch):
+    """A release of many scenarios is under way when SIGTERM comes: the server stops without
+    finishing it (the interpreter would otherwise wait for its thread), leaves no archive, and the
+    job reads as stopped, so the same request can start it again."""
+    from server import releases as lib
+    from server.api_releases import ReleaseJobs
+
+    env_token = "sigterm-secret"
+    monkeypatch.setenv("FACTFORGE_TOKEN", env_token)
+    server = Served(tmp_path, "--releases", str(tmp_path / "rel"))
+    try:
+        specs = [{**SPEC, "size": 20, "seed": seed} for seed in range(100)]
+        response = requests.post(server.url + "/api/releases", json={"name": "big", "specs": specs},
+                                 headers={"Authorization": f"Bearer {env_token}"}, timeout=60)
+        assert response.status_code == 202, response.text
+        status = {"progress": {"done": 0}}
+        while status["progress"]["done"] < 1:  # stop it half-way, once it has made something
+            time.sleep(0.01)
+            status = requests.get(server.url + response.json()["status_url"], timeout=30).json()
+        assert status["status"] == "running" and status["progress"]["done"] < len(specs), status
+    finally:
+        assert server.stop() == 0, server.stderr()
+    assert not (tmp_path / "rel" / "big.tar.gz").exists()
+    later = ReleaseJobs(tmp_path / "rel")  # the next server on this folder
+    try:
+        stopped = later.status("big")
+        assert stopped["status"] == "failed" and "stopped before it finished" in stopped["error"]["error"]
+        assert lib.list_releases(tmp_path / "rel") == [] and not list((tmp_path / "rel").glob(".big.*"))
+    finally:
+        later.close()
+
+
 def test_workers_share_one_port_and_one_store(served, tmp_path):
     store = tmp_path / "store"
     subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
