@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -116,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=None,
                        help="server processes on the port (default $FACTFORGE_WORKERS or 1; one per core serves more)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker of --workers N
+    serve.add_argument("--endpoint-wait", type=float, default=0.0, metavar="S",
+                       help="wait up to S seconds at start for --endpoint to answer (default 0: fail at once; "
+                            "for a server started beside it, as in docker/compose.yaml)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
     serve.add_argument("--row-cap", type=int, default=100_000, help="/sparql row cap (default 100000)")
     serve.add_argument("--max-facts", type=int, default=20_000, help="largest scenario served (size + train_size)")
@@ -304,6 +308,12 @@ def cmd_serve(args) -> int:
     args.workers = _workers(args.workers)
     if args.threads < 1:
         raise CliError(f"--threads: {args.threads} is below 1")
+    if not 0 <= args.endpoint_wait <= 3600:
+        raise CliError(f"--endpoint-wait: {args.endpoint_wait:g} is not between 0 and 3600 seconds")
+    if args.endpoint_wait and not args.endpoint:
+        raise CliError("--endpoint-wait: there is no --endpoint to wait for")
+    if args.endpoint_wait and args.listen_fd is None:  # workers are started once it answers
+        _wait_for_endpoint(args.endpoint, args.endpoint_wait)
     if args.workers > 1 and args.listen_fd is None:
         return _supervise(args)
     from .serve import app_config, demo_store, serve
@@ -320,6 +330,28 @@ def cmd_serve(args) -> int:
         store = demo_store(progress=not args.quiet and not worker)
     serve(store, app_config(args), host=args.host, port=args.port, threads=args.threads, listen_fd=args.listen_fd)
     return 0
+
+
+def _wait_for_endpoint(url: str, seconds: float) -> None:
+    """Until the endpoint answers a query, or ``seconds`` pass: a compose file starts the SPARQL
+    server and factforge together, and a big store takes a while to open. Only an unreachable
+    endpoint is waited for; any other answer is for the store layer to judge."""
+    store = open_store(None, url, timeout=10)
+    deadline = time.monotonic() + seconds
+    told = False
+    while True:
+        try:
+            store.ask_query("ASK {}")
+            return
+        except StoreError as error:
+            if "unreachable" not in str(error):
+                return
+            if time.monotonic() >= deadline:
+                raise CliError(f"--endpoint: {url} did not answer within --endpoint-wait {seconds:g} s ({error})") from None
+        if not told:
+            print(f"waiting up to {seconds:g} s for {url} to answer", flush=True)
+            told = True
+        time.sleep(0.5)
 
 
 def _supervise(args) -> int:

@@ -66,7 +66,7 @@ def free_port() -> int:
 class OxigraphServer:
     """A real `oxigraph serve` on loopback over files loaded by `oxigraph load`."""
 
-    def __init__(self, workdir: Path, files: list[tuple[Path, str | None]]):
+    def __init__(self, workdir: Path, files: list[tuple[Path, str | None]], port: int | None = None):
         self.location = workdir / "oxigraph-server"
         binary = shutil.which("oxigraph")
         if binary is None:
@@ -76,7 +76,7 @@ class OxigraphServer:
             if graph:
                 command += ["--graph", graph]
             subprocess.run(command, check=True, capture_output=True)
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [binary, "serve-read-only", "--location", str(self.location), "--bind", f"127.0.0.1:{self.port}",

@@ -268,8 +268,50 @@ def test_a_port_in_use_is_a_clear_error(tmp_path, workers):
     assert done.stderr.startswith("factforge: error: --port: cannot listen on 127.0.0.1:")
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_server_started_before_its_endpoint_waits_for_it(tmp_path, workers):
+    """As compose starts them: factforge first, the SPARQL server a moment later on its port."""
+    from conftest import OxigraphServer
+    from server.cli import demo_kb_path
+
+    endpoint_port, port = free_port(), free_port()
+    endpoint = f"http://127.0.0.1:{endpoint_port}/query"
+    with open(tmp_path / "serve.stderr", "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "--quiet", "serve", "--endpoint", endpoint, "--endpoint-wait", "120",
+             "--workers", workers, "--port", str(port)], stdout=subprocess.PIPE, stderr=stderr, text=True,
+            env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
+    oxigraph = None
+    try:
+        assert process.stdout.readline() == f"waiting up to 120 s for {endpoint} to answer\n"
+        oxigraph = OxigraphServer(tmp_path, [(demo_kb_path(), None)], port=endpoint_port)
+        line = process.stdout.readline()
+        while line and not line.startswith("factforge serving"):
+            line = process.stdout.readline()
+        assert line.startswith("factforge serving endpoint KB"), (tmp_path / "serve.stderr").read_text()
+        kb = requests.get(f"http://127.0.0.1:{port}/api/kb", timeout=60).json()
+        assert kb["backend"]["endpoint"] == endpoint and kb["triples"] > 1000
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        if oxigraph is not None:
+            oxigraph.stop()
+
+
+def test_an_endpoint_that_never_answers_is_a_clear_error(tmp_path):
+    endpoint = f"http://127.0.0.1:{free_port()}/query"
+    done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--endpoint", endpoint,
+                           "--endpoint-wait", "1", "--port", str(free_port())], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"factforge: error: --endpoint: {endpoint} did not answer within "
+                                  "--endpoint-wait 1 s"), done.stderr
+
+
 @pytest.mark.parametrize("args, field", [(["--workers", "0"], "--workers"), (["--workers", "65"], "--workers"),
-                                         (["--threads", "0"], "--threads"), (["--port", "70000"], "--port")])
+                                         (["--threads", "0"], "--threads"), (["--port", "70000"], "--port"),
+                                         (["--endpoint", "http://x/q", "--endpoint-wait", "-1"], "--endpoint-wait"),
+                                         (["--endpoint-wait", "5"], "--endpoint-wait")])
 def test_bad_serve_options_name_the_option(args, field, capsys):
     from server.cli import main
 
