@@ -334,8 +334,8 @@ def cmd_serve(args) -> int:
 
 def _wait_for_endpoint(url: str, seconds: float) -> None:
     """Until the endpoint answers a query, or ``seconds`` pass: a compose file starts the SPARQL
-    server and factforge together, and a big store takes a while to open. Only an unreachable
-    endpoint is waited for; any other answer is for the store layer to judge."""
+    server and factforge together, and a big store takes a while to open (some servers refuse
+    connections meanwhile, others answer 503). The last failure is in the error at the deadline."""
     store = open_store(None, url, timeout=10)
     deadline = time.monotonic() + seconds
     told = False
@@ -344,8 +344,6 @@ def _wait_for_endpoint(url: str, seconds: float) -> None:
             store.ask_query("ASK {}")
             return
         except StoreError as error:
-            if "unreachable" not in str(error):
-                return
             if time.monotonic() >= deadline:
                 raise CliError(f"--endpoint: {url} did not answer within --endpoint-wait {seconds:g} s ({error})") from None
         if not told:
