@@ -31,13 +31,13 @@ from generators.writers import RENDERERS, load_all, write_scenario
 from sparql import __version__, profiles
 from sparql.store import Store, StoreError
 
-from .job_files import ACTIVE, FAILED_KEPT, Claim, JobFiles
+from .job_files import ACTIVE, Claim, JobFiles
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
-SWEEP_EVERY = 60.0  # seconds between looks for such old job files while serving
+SWEEP_EVERY = 60.0  # seconds between sweeps of old failures' job files (job_files.FAILED_KEPT) while serving
 
 
 @dataclass
@@ -92,7 +92,7 @@ class ScenarioService:
         self._reference_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
         self.job_files = JobFiles(self.root / ".jobs")
-        self.job_files.remove_finished(older_than=FAILED_KEPT)
+        self.job_files.remove_finished()
         self._sweep, self._swept = False, time.monotonic()
         load_all()
 
@@ -148,7 +148,7 @@ class ScenarioService:
             self._forget_old_jobs()
         if self._sweep:  # outside the lock, which cached GETs share
             self._sweep, self._swept = False, time.monotonic()
-            self.job_files.remove_finished(older_than=FAILED_KEPT)
+            self.job_files.remove_finished()
         return job
 
     def _known(self, scenario_id: str, *, local_only: bool = False) -> Job | None:

@@ -10,7 +10,8 @@ Two stand-ins, because Docker Hub and ghcr.io are out of reach here (Debian, PyP
 Everything else (the Dockerfile's steps, the compose file's commands, environment, volume, ports,
 the service name as host name) is used as written.
 
-podman keeps its images in a folder of this test's own (``CONTAINERS_STORAGE_CONF``), and takes its
+podman keeps its images, volumes and networks in a folder of this test's own (``CONTAINERS_STORAGE_CONF``,
+and ``network_config_dir``), so its reset at the end leaves the machine's own podman alone; it takes its
 settings from ``CONTAINERS_CONF``: runc (crun refuses this machine's hybrid cgroups) and resource
 limits no higher than this process's own (podman's defaults are higher, and raising a limit needs a
 capability the sandbox lacks). Without podman, runc or mmdebstrap, or when not root, the module is
@@ -72,7 +73,8 @@ def answers(url: str, seconds: float = 120) -> requests.Response:
 
 def scenario_tsv(base: str, spec: dict) -> str:
     response = requests.post(f"{base}/api/scenarios", json=spec, timeout=300)
-    while response.status_code == 202:
+    deadline = time.monotonic() + 600
+    while response.status_code == 202 and time.monotonic() < deadline:
         time.sleep(0.2)
         response = requests.post(f"{base}/api/scenarios", json=spec, timeout=300)
     assert response.status_code == 201, response.text
@@ -100,7 +102,10 @@ def engine(tmp_path_factory):
                                       f'runroot = "{top / "run"}"\n')
     (top / "containers.conf").write_text(
         f'[containers]\ndefault_ulimits = ["nofile={nofile}:{nofile}", "nproc={nproc}:{nproc}"]\n'
-        '[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n')
+        '[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n'
+        # networks are kept outside the storage folder by default (/etc/containers/networks): here
+        # too, so that compose's network and the reset at the end touch nothing of this machine's
+        f'[network]\nnetwork_config_dir = "{top / "networks"}"\n')
     env = {**os.environ, "CONTAINERS_STORAGE_CONF": str(top / "storage.conf"),
            "CONTAINERS_CONF": str(top / "containers.conf")}
     try:

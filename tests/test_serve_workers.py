@@ -146,8 +146,10 @@ def test_sigterm_does_not_wait_for_the_release_being_made(tmp_path, monkeypatch)
         response = requests.post(server.url + "/api/releases", json={"name": "big", "specs": specs},
                                  headers={"Authorization": f"Bearer {env_token}"}, timeout=60)
         assert response.status_code == 202, response.text
-        status = {"progress": {"done": 0}}
-        while status["progress"]["done"] < 1:  # stop it half-way, once it has made something
+        status = {"status": "queued", "progress": {"done": 0}}
+        deadline = time.monotonic() + 300
+        while status["status"] in ("queued", "running") and status["progress"]["done"] < 1 \
+                and time.monotonic() < deadline:  # stop it half-way, once it has made something
             time.sleep(0.01)
             status = requests.get(server.url + response.json()["status_url"], timeout=30).json()
         assert status["status"] == "running" and status["progress"]["done"] < len(specs), status
