@@ -9,7 +9,7 @@ from flask import Flask
 from sparql.store import Store
 
 from . import errors
-from .query_runner import QueryRunner
+from .query_runner import QueryLimits, QueryRunner
 from .releases import default_releases_dir
 from .scenarios import ScenarioService
 from .state import ServerState
@@ -19,7 +19,9 @@ DEFAULTS = {
     "SYNC_WAIT": 1.0,                 # POST /api/scenarios answers 201 if done by then, else 202
     "SPARQL_TIMEOUT": 30.0,
     "SPARQL_ROW_CAP": 100_000,
-    "SPARQL_WORKERS": 2,
+    "SPARQL_WORKERS": 2,              # queries run at once, each in its own process
+    "SPARQL_QUEUE": 2,                # queries waiting for a worker; past it, 503 at once
+    "SERVICE_ALLOW": [],              # endpoints /sparql may call with SERVICE (none: SERVICE refused)
     "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
     "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
     "RELEASES_DIR": None,             # default: $FACTFORGE_RELEASES or <cache root>/releases, as the CLI
@@ -40,7 +42,10 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
     st = ServerState(
         store=store,
         runner=QueryRunner(store, timeout=float(app.config["SPARQL_TIMEOUT"]),
-                           row_cap=int(app.config["SPARQL_ROW_CAP"]), workers=int(app.config["SPARQL_WORKERS"])),
+                           row_cap=int(app.config["SPARQL_ROW_CAP"]), workers=int(app.config["SPARQL_WORKERS"]),
+                           queue_size=int(app.config["SPARQL_QUEUE"]),
+                           limits=QueryLimits(service_allow=frozenset(app.config["SERVICE_ALLOW"])),
+                           warm=bool(app.config.get("SPARQL_WARM"))),
         scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"])),
     )
     app.extensions["factforge"] = st

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from importlib import resources
@@ -122,6 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
                             "for a server started beside it, as in docker/compose.yaml)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="S", help="/sparql time limit (default 30 s)")
     serve.add_argument("--row-cap", type=int, default=100_000, help="/sparql row cap (default 100000)")
+    serve.add_argument("--sparql-workers", type=int, default=2, metavar="N",
+                       help="/sparql queries run at once, each in its own process (default 2)")
+    serve.add_argument("--sparql-queue", type=int, default=2, metavar="N",
+                       help="/sparql queries that may wait for a worker; more get 503 at once (default 2)")
+    serve.add_argument("--service-allow", action="append", default=[], metavar="IRI",
+                       help="a SPARQL endpoint that /sparql queries may call with SERVICE <IRI> (repeat for more; "
+                            "default: SERVICE is refused)")
+    serve.add_argument("--connection-limit", type=int, default=1000, metavar="N",
+                       help="open connections at most; past it new ones wait (default 1000)")
+    serve.add_argument("--idle-timeout", type=float, default=30.0, metavar="S",
+                       help="a connection that sends nothing for S seconds is closed (default 30)")
     serve.add_argument("--max-facts", type=int, default=20_000, help="largest scenario served (size + train_size)")
     serve.add_argument("--scenarios", metavar="DIR", help="where made scenarios are kept (default: in the cache)")
     serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
@@ -312,6 +324,7 @@ def cmd_serve(args) -> int:
         raise CliError(f"--endpoint-wait: {args.endpoint_wait:g} is not between 0 and 3600 seconds")
     if args.endpoint_wait and not args.endpoint:
         raise CliError("--endpoint-wait: there is no --endpoint to wait for")
+    _check_serving_limits(args)
     if args.endpoint_wait and args.listen_fd is None:  # workers are started once it answers
         _wait_for_endpoint(args.endpoint, args.endpoint_wait)
     if args.workers > 1 and args.listen_fd is None:
@@ -322,14 +335,32 @@ def cmd_serve(args) -> int:
     if args.store or args.endpoint:
         if args.store and not Path(args.store).exists():
             raise CliError(f"--store: {args.store} does not exist (load something into it first)")
-        # Workers share the store: RocksDB lets many processes open it read-only, only one read-write.
-        store = open_store(args.store, args.endpoint, read_only=bool(worker and args.store))
+        # The server only reads: it, its query processes and the workers of --workers N open the store
+        # read-only, which RocksDB allows many processes to do at once.
+        store = open_store(args.store, args.endpoint, read_only=bool(args.store))
     else:
         if not worker:
             print("No --store or --endpoint: serving the bundled demo KB from memory.", flush=True)
         store = demo_store(progress=not args.quiet and not worker)
     serve(store, app_config(args), host=args.host, port=args.port, threads=args.threads, listen_fd=args.listen_fd)
     return 0
+
+
+def _check_serving_limits(args) -> None:
+    if not 1 <= args.sparql_workers <= 64:
+        raise CliError(f"--sparql-workers: {args.sparql_workers} is not between 1 and 64")
+    if not 0 <= args.sparql_queue <= 1024:
+        raise CliError(f"--sparql-queue: {args.sparql_queue} is not between 0 and 1024")
+    if args.sparql_workers + args.sparql_queue >= args.threads:
+        raise CliError(f"--sparql-queue: {args.sparql_workers} workers + {args.sparql_queue} waiting would take "
+                       f"every one of the {args.threads} request threads (--threads); leave some for the API")
+    for iri in args.service_allow:
+        if not re.fullmatch(r"https?://[^\s<>\"{}|^`\\]+", iri):
+            raise CliError(f"--service-allow: {iri!r} is not an http(s) IRI")
+    if not 10 <= args.connection_limit <= 100_000:
+        raise CliError(f"--connection-limit: {args.connection_limit} is not between 10 and 100000")
+    if not 1 <= args.idle_timeout <= 3600:
+        raise CliError(f"--idle-timeout: {args.idle_timeout:g} is not between 1 and 3600 seconds")
 
 
 def _wait_for_endpoint(url: str, seconds: float) -> None:
@@ -359,7 +390,11 @@ def _supervise(args) -> int:
         raise CliError(f"--store: {args.store} does not exist (load something into it first)")
     child = (["--quiet"] if args.quiet else []) + [
         "serve", "--threads", str(args.threads), "--sparql-timeout", str(args.sparql_timeout),
-        "--row-cap", str(args.row_cap), "--max-facts", str(args.max_facts)]
+        "--row-cap", str(args.row_cap), "--max-facts", str(args.max_facts),
+        "--sparql-workers", str(args.sparql_workers), "--sparql-queue", str(args.sparql_queue),
+        "--connection-limit", str(args.connection_limit), "--idle-timeout", str(args.idle_timeout)]
+    for iri in args.service_allow:
+        child += ["--service-allow", iri]
     for flag, value in (("--store", args.store), ("--endpoint", args.endpoint), ("--scenarios", args.scenarios),
                         ("--releases", args.releases)):
         if value:

@@ -1,12 +1,14 @@
-"""Running user-written SPARQL for ``/sparql`` read-only, within a time limit and a row cap.
+"""Running user-written SPARQL for ``/sparql`` read-only, within a time limit, a row cap and a queue bound.
 
-Queries run on a small pool of worker threads (pyoxigraph releases the GIL while it evaluates),
-so a request thread waits at most the time limit and then answers 503. The hand-off is a queue
-and one lock per query (measured in-process: about 0.2 ms a request less than a
-ThreadPoolExecutor's Future on a light query, 0.5 ms on an aggregate). Oxigraph cannot abort a
-running query: a worker that overran stops at its next row, or when a single blocking step (a big
-aggregate) ends. The pool is small on purpose, so runaway queries cannot take every thread — a
-query that finds the pool busy waits in line and times out like any other.
+Every query is first checked as text (server/query_guard.py: size, nesting, SERVICE). On an
+embedded store it then runs in a child process (server/query_host.py), one per query worker, so
+that a query past its time limit is really stopped (the child is killed and replaced) and one
+that crashes the SPARQL engine costs only the child. A remote endpoint enforces its own limits;
+its queries are passed on from a worker thread with our timeout.
+
+At most ``workers`` queries run at once and at most ``queue`` more wait for a worker; any further
+``/sparql`` request is answered 503 with Retry-After at once. The request threads that ``/sparql``
+can hold are so bounded, and the API, the console and cached GETs keep theirs.
 
 Only ``Store.query`` is ever called, never ``update``; refusing updates up front is for a clear
 message, not for safety.
@@ -14,32 +16,35 @@ message, not for safety.
 from __future__ import annotations
 
 import _thread
+import json
 import logging
+import math
 import queue
 import re
+import socket
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 
-import pyoxigraph as ox
-
-from sparql import results
 from sparql.embedded import EmbeddedStore
 from sparql.store import Store, StoreError
+
+from .query_guard import QueryLimits, QueryRefused, check_query
+
+__all__ = ["Answer", "QueryLimits", "QueryRefused", "QueryRunner", "query_form"]
 
 _PROLOGUE = re.compile(r"(?is)\A(?:\s+|#[^\n]*\n?|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*")
 _FORM = re.compile(r"(?i)\A(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b")
 log = logging.getLogger("factforge.server")
 UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
-
-
-class QueryRefused(Exception):
-    """The query cannot be answered; ``status`` is the HTTP status that says why."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
+#: how long past the deadline a query process may take to send its own time-limit answer before
+#: it is killed (it checks the clock between rows)
+KILL_GRACE = 0.5
+#: a query process must be up within this many seconds of being started (it opens the store)
+START_TIMEOUT = 120.0
 
 
 def query_form(text: str) -> str | None:
@@ -59,122 +64,264 @@ class Answer:
 class _Job:
     """One query handed to a worker; ``done`` is released by the worker when ``outcome`` is set."""
 
-    __slots__ = ("args", "done", "outcome")
+    __slots__ = ("request", "deadline", "done", "outcome")
 
-    def __init__(self, args: tuple):
-        self.args = args
+    def __init__(self, request: dict, deadline: float):
+        self.request = request
+        self.deadline = deadline
         self.done = _thread.allocate_lock()
         self.done.acquire()
         self.outcome: Answer | QueryRefused | None = None
 
 
 class QueryRunner:
-    def __init__(self, store: Store, *, timeout: float = 30.0, row_cap: int = 100_000, workers: int = 2):
+    def __init__(self, store: Store, *, timeout: float = 30.0, row_cap: int = 100_000, workers: int = 2,
+                 queue_size: int = 2, limits: QueryLimits | None = None, warm: bool = False):
+        """``warm``: start the query processes now, not at the first query (a server does; the many
+        apps that tests make and never query do not pay for them)."""
         self.store = store
         self.timeout = timeout
         self.row_cap = row_cap
-        # A bare queue and a lock per job rather than a ThreadPoolExecutor: the hand-off is on every
-        # /sparql request, and a Future's Condition costs about twice the Python (and GIL hand-offs)
-        # of a C queue put plus one lock release/acquire.
+        self.workers = workers
+        self.queue_size = queue_size
+        self.limits = limits or QueryLimits()
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
-        self._workers = [threading.Thread(target=self._work, name=f"sparql-{n}", daemon=True) for n in range(workers)]
-        for worker in self._workers:
-            worker.start()
+        self._count_lock = threading.Lock()
+        self._admitted = 0   # running + waiting
+        self._running = 0
+        if isinstance(store, EmbeddedStore):
+            source = _StoreSource(store)
+            self._hosts = [_ProcessHost(self, source, n) for n in range(workers)]
+        else:
+            self._hosts = [_ForwardHost(self, n) for n in range(workers)]
+        for host in self._hosts:
+            host.warm = warm
+            host.thread.start()
 
+    # --- the request side ------------------------------------------------------------------------
     def run(self, text: str, result_format: str, graph_format: str) -> Answer:
         form = query_form(text)
         if form in UPDATE_FORMS:
             raise QueryRefused(403, "this endpoint is read-only: SPARQL updates are refused")
         if self._closed:
             raise QueryRefused(503, "query: the server is shutting down")
-        deadline = time.monotonic() + self.timeout
-        cancelled = threading.Event()
-        job = _Job((text, result_format, graph_format, deadline, cancelled))
-        self._queue.put(job)
-        if not job.done.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            cancelled.set()
-            raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s; narrow it or add a LIMIT")
-        answer = job.outcome
-        if isinstance(answer, QueryRefused):
-            raise QueryRefused(answer.status, answer.message)
-        return answer
-
-    def _work(self) -> None:
-        while True:
-            job = self._queue.get()
-            if job is None:
-                return
-            try:
-                if self._closed:
-                    job.outcome = QueryRefused(503, "query: the server is shutting down")
-                else:
-                    job.outcome = self._answer(*job.args)
-            except Exception as error:  # a bug must neither kill the worker nor leave the request waiting
-                log.error("query failed: %s: %s", type(error).__name__, error)  # no traceback: it holds results
-                job.outcome = QueryRefused(500, f"query failed ({type(error).__name__}); the server log has the details")
-            finally:
-                job.done.release()
-
-    def _answer(self, text: str, result_format: str, graph_format: str, deadline: float,
-                cancelled: threading.Event) -> Answer | QueryRefused:
-        """The answer, or the refusal as a value: pyoxigraph results must be dropped on the thread
-        that made them, and a raised exception would carry them (in its traceback) to the request
-        thread."""
+        check_query(text, self.limits)
+        with self._count_lock:
+            if self._admitted >= self.workers + self.queue_size:
+                raise QueryRefused(503, f"query: the SPARQL endpoint is busy ({self.workers} queries running, "
+                                        f"{self.queue_size} waiting); try again later",
+                                   {"Retry-After": str(max(1, math.ceil(min(self.timeout, 10.0))))})
+            self._admitted += 1
         try:
-            return self._evaluate(text, result_format, graph_format, deadline, cancelled)
-        except QueryRefused as refused:
-            failure = QueryRefused(refused.status, refused.message)
-        return failure
+            deadline = time.monotonic() + self.timeout
+            job = _Job({"query": text, "result_format": result_format, "graph_format": graph_format,
+                        "deadline": deadline, "row_cap": self.row_cap, "timeout_text": f"{self.timeout:g}"},
+                       deadline)
+            self._queue.put(job)
+            # the worker answers by the deadline plus its kill grace; waiting longer would only
+            # cover a bug in it
+            if not job.done.acquire(timeout=self.timeout + KILL_GRACE + 5.0):
+                raise self._time_limit()
+            if isinstance(job.outcome, QueryRefused):
+                raise QueryRefused(job.outcome.status, job.outcome.message, job.outcome.headers)
+            return job.outcome
+        finally:
+            with self._count_lock:
+                self._admitted -= 1
 
-    def _evaluate(self, text: str, result_format: str, graph_format: str, deadline: float,
-                  cancelled: threading.Event) -> Answer:
-        if cancelled.is_set() or time.monotonic() > deadline:
-            raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s (waited for a worker)")
-        if not isinstance(self.store, EmbeddedStore):
-            return self._forward(text, result_format, graph_format)
-        try:
-            result = self.store.db.query(text, use_default_graph_as_union=True)
-        except SyntaxError as error:
-            raise QueryRefused(400, f"query: SPARQL syntax error: {error}") from None
-        except OSError as error:
-            raise QueryRefused(500, f"query failed: {error}") from None
+    def load(self) -> dict:
+        """Queries running and waiting now: for /api/kb, and for tests that wait for a state."""
+        with self._count_lock:
+            return {"sparql_running": self._running, "sparql_waiting": self._admitted - self._running}
 
-        def rows(items):
-            taken = 0
-            for item in items:
-                taken += 1
-                if taken > self.row_cap:
-                    raise QueryRefused(422, f"query: more than the row cap of {self.row_cap} results; add a LIMIT")
-                if cancelled.is_set() or (taken % 256 == 0 and time.monotonic() > deadline):
-                    raise QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s")
-                yield item
+    def _time_limit(self, waited: bool = False) -> QueryRefused:
+        return QueryRefused(503, f"query: stopped at the time limit of {self.timeout:g} s"
+                                 + (" (waited for a worker)" if waited else "; narrow it or add a LIMIT"))
 
-        try:
-            if isinstance(result, ox.QueryBoolean):
-                return Answer(results.ask_bytes(bool(result), result_format), results.RESULT_MEDIA[result_format])
-            if isinstance(result, ox.QuerySolutions):
-                variables = [v.value for v in result.variables]
-                collected = [tuple(solution) for solution in rows(result)]
-                body = results.SELECT_WRITERS[result_format](variables, collected)
-                return Answer(body, results.RESULT_MEDIA[result_format], len(collected))
-            triples = list(rows(result))
-            return Answer(results.graph_bytes(triples, graph_format), results.GRAPH_MEDIA[graph_format][1],
-                          len(triples))
-        except OSError as error:
-            raise QueryRefused(500, f"query failed: {error}") from None
+    # --- the worker side -------------------------------------------------------------------------
+    def _next_job(self) -> _Job | None:
+        job = self._queue.get()
+        if job is not None:
+            with self._count_lock:
+                self._running += 1
+        return job
 
-    def _forward(self, text: str, result_format: str, graph_format: str) -> Answer:
-        """A remote endpoint enforces its own limits; we pass the query on with our timeout."""
-        form = query_form(text)
-        name = graph_format if form in ("CONSTRUCT", "DESCRIBE") else result_format
-        try:
-            body, media = self.store.run_query(text, name)
-        except StoreError as error:
-            raise QueryRefused(502 if "unreachable" in str(error) else 400, f"query: {error}") from None
-        return Answer(body, media)
+    def _finish(self, job: _Job, outcome: Answer | QueryRefused) -> None:
+        with self._count_lock:
+            self._running -= 1
+        job.outcome = outcome
+        job.done.release()
 
     def close(self) -> None:
         self._closed = True
-        for _worker in self._workers:
+        for _host in self._hosts:
             self._queue.put(None)
+        for host in self._hosts:
+            host.stop()
+
+
+class _StoreSource:
+    """What a query process opens: the store's folder read-only, or a copy of an in-memory store
+    (made once, on first use)."""
+
+    def __init__(self, store: EmbeddedStore):
+        self.path = str(store.db_path) if store.db_path is not None else None
+        self._store = store
+        self._dump: bytes | None = None
+        self._lock = threading.Lock()
+
+    def dump(self) -> bytes:
+        import pyoxigraph as ox
+
+        with self._lock:
+            if self._dump is None:
+                self._dump = self._store.db.dump(format=ox.RdfFormat.N_QUADS) or b""
+            return self._dump
+
+
+class _Host:
+    def __init__(self, runner: QueryRunner, slot: int):
+        self.runner = runner
+        self.thread = threading.Thread(target=self._work, name=f"sparql-{slot}", daemon=True)
+        self.warm = False
+
+    def _work(self) -> None:
+        runner = self.runner
+        while True:
+            if self.warm:
+                self.warm = False
+                self.start()
+            job = runner._next_job()
+            if job is None:
+                return
+            try:
+                if runner._closed:
+                    outcome = QueryRefused(503, "query: the server is shutting down")
+                elif time.monotonic() > job.deadline:
+                    outcome = runner._time_limit(waited=True)
+                else:
+                    outcome = self.answer(job)
+            except Exception as error:  # a bug must neither kill the worker nor leave the request waiting
+                log.error("query failed: %s: %s", type(error).__name__, error)
+                outcome = QueryRefused(500, f"query failed ({type(error).__name__}); the server log has the details")
+            runner._finish(job, outcome)
+
+    def answer(self, job: _Job) -> Answer | QueryRefused:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class _ForwardHost(_Host):
+    """A remote endpoint: the query is passed on; the endpoint and our HTTP timeout bound it."""
+
+    def answer(self, job: _Job) -> Answer | QueryRefused:
+        request = job.request
+        form = query_form(request["query"])
+        name = request["graph_format"] if form in ("CONSTRUCT", "DESCRIBE") else request["result_format"]
+        try:
+            body, media = self.runner.store.run_query(request["query"], name)
+        except StoreError as error:
+            return QueryRefused(502 if "unreachable" in str(error) else 400, f"query: {error}")
+        return Answer(body, media)
+
+
+class _ProcessHost(_Host):
+    """One query process (server/query_host.py), started when first needed and again after it was
+    killed or died."""
+
+    def __init__(self, runner: QueryRunner, source: _StoreSource, slot: int):
+        super().__init__(runner, slot)
+        self.source = source
+        self.process: subprocess.Popen | None = None
+        self.conn: Connection | None = None
+
+    def answer(self, job: _Job) -> Answer | QueryRefused:
+        try:
+            self._ensure_started(job.deadline)
+        except _NotReady as error:
+            return error.refusal
+        try:
+            self.conn.send_bytes(json.dumps(job.request).encode())
+            if not self.conn.poll(max(0.0, job.deadline - time.monotonic()) + KILL_GRACE):
+                self._kill()
+                return self.runner._time_limit()
+            header = json.loads(self.conn.recv_bytes())
+            if not header["ok"]:
+                return QueryRefused(header["status"], header["message"])
+            body = self.conn.recv_bytes()
+        except (EOFError, OSError):
+            status = self._kill()
+            log.warning("a query process died (status %s) on a query of %d characters", status,
+                        len(job.request["query"]))
+            return QueryRefused(400, "query: the SPARQL engine failed on this query and was restarted; "
+                                     "it is probably nested or chained too deeply")
+        return Answer(body, header["media"], header["rows"])
+
+    def start(self) -> None:
+        try:
+            self._ensure_started(time.monotonic() + START_TIMEOUT)
+        except _NotReady:
+            pass  # logged; the first query tries again
+
+    def _ensure_started(self, deadline: float) -> None:
+        if self.process is not None and self.process.poll() is None:
+            return
+        self._kill()
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen([sys.executable, "-m", "server.query_host", str(theirs.fileno())],
+                                            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
+        self.conn.send_bytes(json.dumps({"path": self.source.path}).encode())
+        if self.source.path is None:
+            self.conn.send_bytes(self.source.dump())
+        # the first start may take longer than one query's limit (a big store opens slowly), and
+        # the next query profits from it: wait for readiness up to START_TIMEOUT
+        wait = max(deadline - time.monotonic(), START_TIMEOUT)
+        try:
+            ready = self.conn.poll(wait) and json.loads(self.conn.recv_bytes())
+        except (EOFError, OSError):
+            ready = None
+        if not ready or not ready.get("ready"):
+            self._kill()
+            reason = (ready or {}).get("error", "it did not start")
+            log.error("a query process could not open the store: %s", reason)
+            raise _NotReady(QueryRefused(503, "query: the SPARQL engine is not available; the server log says why"))
+        if time.monotonic() > deadline:
+            raise _NotReady(self.runner._time_limit(waited=True))
+
+    def _kill(self) -> int | None:
+        status = None
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.kill()
+            status = self.process.wait()
+            self.process = None
+        return status
+
+    def stop(self) -> None:
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.kill()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+class _NotReady(Exception):
+    def __init__(self, refusal: QueryRefused):
+        super().__init__(refusal.message)
+        self.refusal = refusal

@@ -28,6 +28,9 @@ def demo_store(*, progress: bool = False) -> Store:
 
 def app_config(args) -> dict:
     return {"SPARQL_TIMEOUT": args.sparql_timeout, "SPARQL_ROW_CAP": args.row_cap, "MAX_FACTS": args.max_facts,
+            "SPARQL_WORKERS": args.sparql_workers, "SPARQL_QUEUE": args.sparql_queue, "SPARQL_WARM": True,
+            "SERVICE_ALLOW": list(args.service_allow),
+            "CONNECTION_LIMIT": args.connection_limit, "IDLE_TIMEOUT": args.idle_timeout,
             "RELEASES_DIR": args.releases, "SCENARIO_DIR": args.scenarios,
             "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}
 
@@ -39,6 +42,27 @@ def app_config(args) -> dict:
 #: from 102 ms to 66 ms at 1 ms, throughput unchanged; on a quiet machine the difference is within
 #: noise. Set for the serving process only, not for the library.
 SWITCH_INTERVAL = 0.001
+
+
+def connection_options(config: dict) -> dict:
+    """waitress's guard against idle connections (slowloris): its defaults stop accepting at 100
+    open connections and drop an idle one only after 120 s, checked every 30 s."""
+    limit = int(config.get("CONNECTION_LIMIT", 1000))
+    idle = float(config.get("IDLE_TIMEOUT", 30.0))
+    _raise_open_files_limit(limit + 64)
+    return {"connection_limit": limit, "channel_timeout": idle, "cleanup_interval": max(1.0, min(30.0, idle / 2))}
+
+
+def _raise_open_files_limit(wanted: int) -> None:
+    """Every connection is a file descriptor; the soft limit is often 1024, below the hard one."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def serve(store: Store, config: dict, *, host: str, port: int, threads: int, listen_fd: int | None = None) -> None:
@@ -55,7 +79,8 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
     described = f"{store.kind} KB {store.fingerprint()}"
     if listen_fd is None:
         try:
-            server = create_server(app, host=host, port=port, threads=threads, ident="factforge")
+            server = create_server(app, host=host, port=port, threads=threads, ident="factforge",
+                                   **connection_options(config))
         except OSError as error:
             from .cli import CliError
 
@@ -65,7 +90,8 @@ def serve(store: Store, config: dict, *, host: str, port: int, threads: int, lis
     else:
         from .workers import READY, watch_parent
 
-        server = create_server(app, sockets=[socket.socket(fileno=listen_fd)], threads=threads, ident="factforge")
+        server = create_server(app, sockets=[socket.socket(fileno=listen_fd)], threads=threads, ident="factforge",
+                               **connection_options(config))
         watch_parent()
         print(f"{READY} {described}", flush=True)
     # waitress stops on SystemExit: it finishes the requests under way and returns. SIGTERM has to be

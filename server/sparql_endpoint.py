@@ -62,7 +62,7 @@ def sparql():
             raise refused
         answer = state().runner.run(text, result_format, graph_format)
     except QueryRefused as refused:
-        raise ApiError(refused.status, refused.message, "query") from None
+        raise ApiError(refused.status, refused.message, "query", refused.headers) from None
     response = Response(answer.body, mimetype=answer.media_type)
     response.headers["Vary"] = "Accept"
     if answer.rows is not None:

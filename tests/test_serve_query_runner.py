@@ -1,19 +1,31 @@
-"""The /sparql query runner's worker hand-off (server/query_runner.py), spoken to directly: the time
-limit holds for a query that waits in line, a worker survives a failure, and close() refuses."""
+"""The /sparql query runner (server/query_runner.py), spoken to directly: answers and refusals, the
+time limit for a query that waits in line, a runaway query really stopped (its process killed and
+replaced), the bounded queue, a worker that survives a bug, and close()."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
-from test_sparql_endpoint import COUNT, SLOW
+from test_sparql_endpoint import COUNT
+
+#: a cartesian count: no row is ever yielded, so only killing its process stops it
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+
+
+def wait_for(check, seconds: float = 60.0):
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "state not reached in time"
+        time.sleep(0.02)
 
 
 @pytest.fixture
 def runner(demo_kb_store):
     from server.query_runner import QueryRunner
 
-    made = QueryRunner(demo_kb_store, timeout=0.3, row_cap=20, workers=1)
+    made = QueryRunner(demo_kb_store, timeout=2.0, row_cap=20, workers=1, queue_size=1)
     yield made
     made.close()
 
@@ -24,51 +36,58 @@ def test_answers_and_refusals(runner, demo_kb_store):
     answer = runner.run(COUNT, "csv", "turtle")
     assert answer.body.decode().split() == ["n", str(demo_kb_store.triple_count())] and answer.rows == 1
     for text, status in [("SELECT * WHERE { ?s ?p ?o }", 422), ("SELECT ?s WHERE { ?s ?p }", 400),
-                         ("DELETE WHERE { ?s ?p ?o }", 403)]:
+                         ("DELETE WHERE { ?s ?p ?o }", 403), ("SELECT * { SERVICE <http://a/> {} }", 403)]:
         with pytest.raises(QueryRefused) as refused:
             runner.run(text, "json", "turtle")
         assert refused.value.status == status
 
 
-def test_a_query_waiting_behind_a_slow_one_gets_503_and_the_worker_serves_on(runner):
+def test_a_runaway_query_is_killed_and_a_query_in_line_times_out_then_the_worker_serves_on(runner):
     from server.query_runner import QueryRefused
 
     outcomes = {}
 
-    def slow():
+    def runaway():
         try:
-            runner.run(SLOW, "json", "turtle")
+            runner.run(RUNAWAY, "json", "turtle")
         except QueryRefused as refused:
-            outcomes["slow"] = refused.status
-
-    started = threading.Event()
-    evaluate = runner._evaluate
-
-    def watched(text, *args):
-        if text == SLOW:
-            started.set()
-        return evaluate(text, *args)
-
-    runner._evaluate = watched
-    thread = threading.Thread(target=slow)
+            outcomes["runaway"] = refused.status
+    thread = threading.Thread(target=runaway)
     thread.start()
-    assert started.wait(10)
+    wait_for(lambda: runner.load()["sparql_running"] == 1)
+    first = runner._hosts[0].process
     with pytest.raises(QueryRefused) as queued:
-        runner.run(COUNT, "json", "turtle")  # the only worker is busy with SLOW: waits in line, times out
+        runner.run(COUNT, "json", "turtle")  # the only worker is busy: waits in line, times out
     thread.join()
-    assert queued.value.status == 503 and "time limit of 0.3 s" in queued.value.message
-    assert outcomes["slow"] == 503
-    runner.timeout = 60  # the worker stops SLOW at its next row; then it answers again
-    assert runner.run(COUNT, "json", "turtle").rows == 1
+    assert queued.value.status == 503 and "time limit of 2 s" in queued.value.message
+    assert outcomes["runaway"] == 503
+    assert first.poll() is not None  # the runaway's process was killed, not left computing
+    assert runner.run(COUNT, "json", "turtle").rows == 1  # and a new one answers
+
+
+def test_past_the_queue_bound_a_query_is_turned_away_at_once(runner):
+    from server.query_runner import QueryRefused
+
+    threads = [threading.Thread(target=lambda: pytest.raises(QueryRefused, runner.run, RUNAWAY, "json", "turtle"))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    wait_for(lambda: runner.load() == {"sparql_running": 1, "sparql_waiting": 1})
+    with pytest.raises(QueryRefused) as busy:
+        runner.run(COUNT, "json", "turtle")
+    assert busy.value.status == 503 and "busy" in busy.value.message
+    assert int(busy.value.headers["Retry-After"]) >= 1
+    for thread in threads:
+        thread.join()
 
 
 def test_an_unexpected_error_is_a_500_and_the_worker_survives(runner, monkeypatch):
     from server.query_runner import QueryRefused
 
-    def broken(*args):
+    def broken(job):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(runner, "_evaluate", broken)
+    monkeypatch.setattr(runner._hosts[0], "answer", broken)
     with pytest.raises(QueryRefused) as failed:
         runner.run(COUNT, "json", "turtle")
     assert failed.value.status == 500 and "RuntimeError" in failed.value.message
@@ -76,10 +95,24 @@ def test_an_unexpected_error_is_a_500_and_the_worker_survives(runner, monkeypatc
     assert runner.run(COUNT, "json", "turtle").rows == 1
 
 
-def test_closed_runner_refuses_at_once(runner):
+def test_closed_runner_refuses_at_once_and_leaves_no_process(runner):
     from server.query_runner import QueryRefused
 
+    assert runner.run(COUNT, "json", "turtle").rows == 1
+    process = runner._hosts[0].process
     runner.close()
     with pytest.raises(QueryRefused) as refused:
         runner.run(COUNT, "json", "turtle")
     assert refused.value.status == 503 and "shutting down" in refused.value.message
+    wait_for(lambda: process.poll() is not None, 30)
+
+
+def test_a_store_on_disk_is_opened_read_only_by_the_query_process(dbpedia_store):
+    from server.query_runner import QueryRunner
+
+    made = QueryRunner(dbpedia_store, timeout=30, row_cap=10, workers=1)
+    try:
+        answer = made.run(COUNT, "csv", "turtle")
+        assert int(answer.body.decode().split()[1]) == dbpedia_store.triple_count()
+    finally:
+        made.close()
