@@ -108,9 +108,11 @@ def openapi_document() -> dict:
         "200": {"description": "SELECT/ASK results or a graph", "content": {m: {} for m in [
             "application/sparql-results+json", "application/sparql-results+xml", "text/csv",
             "text/tab-separated-values", "text/turtle", "application/n-triples", "application/ld+json"]}},
-        "400": _error("syntax error, missing query"), "403": _error("an update (the endpoint is read-only)"),
+        "400": _error("syntax error, missing query, query too long or nested too deeply"),
+        "403": _error("an update (the endpoint is read-only), or a SERVICE to an endpoint not allowed"),
         "406": _error("Accept cannot be met"), "415": _error("unsupported body type"),
-        "422": _error("more rows than the row cap"), "503": _error("stopped at the time limit"),
+        "422": _error("more rows than the row cap"),
+        "503": _error("stopped at the time limit, or the endpoint is busy (then with Retry-After)"),
     }
     paths = {
         "/api/kb": {"get": _op("The KB: fingerprint, counts, backend, limits", {"200": _json_response("the KB")})},

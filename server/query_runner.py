@@ -191,7 +191,10 @@ class _Host:
         while True:
             if self.warm:
                 self.warm = False
-                self.start()
+                try:
+                    self.start()
+                except Exception as error:  # noqa: BLE001 - the first query tries again and reports
+                    log.error("a query process did not start: %s: %s", type(error).__name__, error)
             job = runner._next_job()
             if job is None:
                 return
@@ -281,13 +284,13 @@ class _ProcessHost(_Host):
         finally:
             theirs.close()
         self.conn = Connection(ours.detach())
-        self.conn.send_bytes(json.dumps({"path": self.source.path}).encode())
-        if self.source.path is None:
-            self.conn.send_bytes(self.source.dump())
         # the first start may take longer than one query's limit (a big store opens slowly), and
         # the next query profits from it: wait for readiness up to START_TIMEOUT
         wait = max(deadline - time.monotonic(), START_TIMEOUT)
         try:
+            self.conn.send_bytes(json.dumps({"path": self.source.path}).encode())
+            if self.source.path is None:
+                self.conn.send_bytes(self.source.dump())
             ready = self.conn.poll(wait) and json.loads(self.conn.recv_bytes())
         except (EOFError, OSError):
             ready = None
