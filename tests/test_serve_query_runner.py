@@ -116,3 +116,32 @@ def test_a_store_on_disk_is_opened_read_only_by_the_query_process(dbpedia_store)
         assert int(answer.body.decode().split()[1]) == dbpedia_store.triple_count()
     finally:
         made.close()
+
+
+def test_a_query_process_that_crashes_costs_only_that_query(runner):
+    """A crash of the SPARQL engine (a stack overflow is a SIGSEGV) mid-query: that query gets a
+    400, the server lives, and the next query gets a new process."""
+    import os
+    import signal
+
+    from server.query_runner import QueryRefused
+
+    runner.timeout = 60.0
+    assert runner.run(COUNT, "json", "turtle").rows == 1  # its process is up
+    outcome = {}
+
+    def runaway():
+        try:
+            runner.run(RUNAWAY, "json", "turtle")
+        except QueryRefused as refused:
+            outcome["refused"] = refused
+    thread = threading.Thread(target=runaway)
+    thread.start()
+    wait_for(lambda: runner.load()["sparql_running"] == 1)
+    crashed = runner._hosts[0].process
+    os.kill(crashed.pid, signal.SIGSEGV)
+    thread.join(timeout=60)
+    assert outcome["refused"].status == 400 and "failed on this query" in outcome["refused"].message
+    assert crashed.poll() == -signal.SIGSEGV
+    assert runner.run(COUNT, "json", "turtle").rows == 1
+    assert runner._hosts[0].process.pid != crashed.pid

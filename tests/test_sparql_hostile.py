@@ -61,8 +61,8 @@ def factforge_serve(tmp_path, *flags: str):
     def up():
         assert process.poll() is None, open(log.name, errors="replace").read()
         try:
-            return requests.get(f"{base}/api/kb", timeout=5).status_code == 200
-        except requests.ConnectionError:
+            return requests.get(f"{base}/api/kb", timeout=30).status_code == 200
+        except (requests.ConnectionError, requests.Timeout):
             return False
 
     try:
@@ -317,4 +317,14 @@ def test_fuzzed_hostile_sparql_gets_no_5xx_no_crash_no_hang(tmp_path, other_host
 
         check()
         assert _Recorder.seen == []
+        alive_and_answering(base, process)
+
+
+def test_hostile_queries_do_not_stop_a_server_of_two_workers(tmp_path):
+    """With --workers 2, six crashing queries in ten seconds used to stop the whole server (exit 1)."""
+    with factforge_serve(tmp_path, "--workers", "2", "--sparql-timeout", "3") as (base, process):
+        for text in [*STACK_BREAKERS.values(), *NEVER_ENDING.values()]:
+            answer = requests.post(f"{base}/sparql", data=text.encode(), timeout=120,
+                                   headers={"Content-Type": "application/sparql-query"})
+            assert answer.status_code in (400, 503), answer.text[:300]
         alive_and_answering(base, process)
