@@ -204,11 +204,13 @@ def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact]
         if count <= 0:
             continue
         rng = stream(spec.seed, f"negatives/{split}/{kind}")
-        got = sampler(kind).sample(context, sources, count, rng)
+        maker = sampler(kind)
+        got = maker.sample(context, sources, count, rng)
         if len(got) < count:
+            why = getattr(maker, "shortfall", "")
             raise NotEnoughFacts(
                 f"made only {len(got)} of the {count} '{kind}' false facts asked for the {split} set "
-                f"of {spec.predicate}: {_advice(kind)}", _knob(kind))
+                f"of {spec.predicate}{f' ({why})' if why else ''}: {_advice(kind)}", _knob(kind))
         made += got
     return made
 
@@ -219,8 +221,8 @@ def _advice(kind: str) -> str:
     if kind == "random_walk":
         return "raise transparency, lower size, raise max_path_length or lower type_overlap"
     if kind == "random":
-        return ("lower transparency, or size/homogeneity: re-pairing swaps objects among the split's own "
-                "true facts, and too few distinct objects (or too few facts) leave nothing to swap")
+        return ("lower transparency, or raise size: re-pairing swaps objects among the split's own "
+                "facts, so more facts give it more pairs")
     return "lower size or choose other factbench kinds"
 
 
