@@ -124,7 +124,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     test = _number("test", test_true, test_false, spec)
     train = _number("train", train_true, train_false, spec)
     answers = _answers(test + train, {n.fact: n for n in test_false + train_false}, clusters)
-    removed = reference.removed_triples(store, index, test_true, spec.leakage, kb_pairs)
+    removed = reference.removed_triples(store, index, test_true + [n.fact for n in test_false], spec.leakage, kb_pairs,
+                                        spec.predicate)
     lap("reference")
     version = __version__
     scenario = Scenario(id=spec.scenario_id(store.fingerprint(), version), spec=spec, fingerprint=store.fingerprint(),
