@@ -16,6 +16,8 @@ from collections import Counter
 from ..facts import Fact, Negative
 from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance
 
+FIRST_CHUNK = 2  # objects of a subject's line checked together at first (see _first_acceptable)
+
 
 class RandomPairing(NegativeSampler):
     name = "random"
@@ -67,14 +69,18 @@ class RandomPairing(NegativeSampler):
 
     def _first_acceptable(self, context: NegativeContext, subject_fact: Fact, line: list[str],
                           donors: dict[str, Fact]) -> Negative | None:
-        facts = [Fact(subject_fact.s, context.predicate, o) for o in line]
-        for at, fact in enumerate(facts):
-            if not context.screened(fact):  # nearness in batches (see NegativeContext.screen)
-                context.screen(facts[at:at + SCREEN_AHEAD])
-            if context.acceptable(fact):
-                donor = donors[fact.o]
-                return Negative(fact, self.name, subject_fact, {"object_from": {
-                    "subject": donor.s, "predicate": donor.p, "object": donor.o}})
+        # In growing chunks: most subjects take one of the first objects of a long line, and a few
+        # near a hub refuse most of it.
+        start, size = 0, FIRST_CHUNK
+        while start < len(line):
+            facts = [Fact(subject_fact.s, context.predicate, o) for o in line[start:start + size]]
+            start, size = start + size, min(2 * size, SCREEN_AHEAD)
+            context.screen(facts)  # nearness in batches (see NegativeContext.screen)
+            for fact in facts:
+                if context.acceptable(fact):
+                    donor = donors[fact.o]
+                    return Negative(fact, self.name, subject_fact, {"object_from": {
+                        "subject": donor.s, "predicate": donor.p, "object": donor.o}})
         return None
 
     def _why(self, context: NegativeContext, sources: list[Fact], donors: dict[str, Fact],
