@@ -17,6 +17,8 @@ from sparql.adjacency import Adjacency
 from sparql.adjacency import adjacency as load_adjacency
 from sparql.store import Store
 
+from generators.reference import kept_links as _keep_mask  # R is defined in one place
+
 
 class Reference:
     def __init__(self, index: Adjacency, removed: Iterable[tuple[str, str, str]] = (), *, store: Store | None = None,
@@ -90,25 +92,9 @@ def spans(lo: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return origin, offsets.astype(np.int64)
 
 
-def _keep_mask(index: Adjacency, triples: Iterable[tuple[str, str, str]]) -> np.ndarray:
-    keep = np.ones(index.size, dtype=bool)
-    codes = []
-    n, m = len(index.entities), max(len(index.predicates), 1)
-    for s, p, o in triples:
-        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
-        if si is not None and pi is not None and oi is not None:
-            codes.append((si * m + pi) * n + oi)
-    if codes:
-        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
-        # predicates x 3 million entities.
-        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
-        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
-    return keep
-
-
 def scenario_reference(files, store: Store) -> Reference:
     """R of a written scenario (``labelled.ScenarioFiles``): the removed triples are not written, so
-    they are derived again, exactly as the generator did, from the true test facts and the leakage
+    they are derived again, exactly as the generator did, from the test facts and the leakage
     level in the manifest. The store must hold the KB the scenario was made from."""
     from generators import positives
     from generators.facts import Fact
@@ -120,9 +106,8 @@ def scenario_reference(files, store: Store) -> Reference:
                          f"({made_from})")
     spec = files.manifest.get("spec", {})
     predicate = spec.get("predicate") or files.test[0]["predicate"]
-    true_facts = [Fact(r["subject"], r["predicate"], r["object"], r.get("start"), r.get("end"))
-                  for r in files.test if r["label"]]
+    test_facts = [Fact(r["subject"], r["predicate"], r["object"], r.get("start"), r.get("end")) for r in files.test]
     index = load_adjacency(store)
-    removed = removed_triples(store, index, true_facts, spec.get("leakage", "triple"),
-                              positives.kb_pairs(store, predicate))
+    removed = removed_triples(store, index, test_facts, spec.get("leakage", "triple"),
+                              positives.kb_pairs(store, predicate), predicate)
     return Reference(index, removed, store=store)

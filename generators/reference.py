@@ -5,13 +5,21 @@
   (``owl:inverseOf`` either way) or observed (at least half of p's facts have (o, q, s)).
 * ``pair``: also every direct link between s and o, either way, whatever the predicate.
 
+What a level removes around a true test fact's (s, o) it removes around a false one's too: had
+only true facts lost their links, "s and o are linked in R" would tell a false fact (LCWA's
+p(s, o') comes from a link s -p'-> o') from a true one. A false fact itself is not in the KB, so
+``triple`` removes nothing for it.
+
 R is never written into the original store: it is the original minus a list of triples, exported
 as N-Triples by streaming the store predicate by predicate and skipping the removed ones.
+``kept_links`` is R as a mask over the adjacency index, for the writers and checkers that read
+R from the index.
 """
 from __future__ import annotations
 
 from typing import IO, Iterable
 
+import numpy as np
 from pyoxigraph import Literal, NamedNode
 
 from sparql.adjacency import Adjacency
@@ -39,12 +47,16 @@ def inverse_predicates(store: Store, adjacency: Adjacency, predicate: str, kb_pa
     return sorted(declared | observed)
 
 
-def removed_triples(store: Store, adjacency: Adjacency, test_true: Iterable[Fact], level: str,
-                    kb_pairs: set[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    facts = list(test_true)
-    removed = {f.triple for f in facts}
-    if level in ("inverse", "pair") and facts:
-        predicate = facts[0].p
+def removed_triples(store: Store, adjacency: Adjacency, test_facts: Iterable[Fact], level: str,
+                    kb_pairs: set[tuple[str, str]], predicate: str | None = None) -> list[tuple[str, str, str]]:
+    """The triples R lacks: around every test fact, true or false, alike. ``predicate`` is the
+    scenario's (default: the first fact's); a FactBench false fact may carry another one."""
+    facts = list(test_facts)
+    if not facts:
+        return []
+    predicate = predicate or facts[0].p
+    removed = {f.triple for f in facts if _in_kb(adjacency, f, predicate, kb_pairs)}
+    if level in ("inverse", "pair"):
         inverses = inverse_predicates(store, adjacency, predicate, kb_pairs)
         for f in facts:
             for q in [predicate, *inverses]:
@@ -54,6 +66,28 @@ def removed_triples(store: Store, adjacency: Adjacency, test_true: Iterable[Fact
         for f in facts:
             removed.update(adjacency.links_between(f.s, f.o))
     return sorted(removed)
+
+
+def _in_kb(adjacency: Adjacency, fact: Fact, predicate: str, kb_pairs: set[tuple[str, str]]) -> bool:
+    return fact.pair in kb_pairs if fact.p == predicate else adjacency.has_link(fact.s, fact.p, fact.o)
+
+
+def kept_links(index: Adjacency, triples: Iterable[tuple[str, str, str]]) -> np.ndarray:
+    """By link of the adjacency index: is it outside ``triples`` (triples absent from the index
+    are ignored)?"""
+    keep = np.ones(index.size, dtype=bool)
+    codes = []
+    n, m = len(index.entities), max(len(index.predicates), 1)
+    for s, p, o in triples:
+        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
+        if si is not None and pi is not None and oi is not None:
+            codes.append((si * m + pi) * n + oi)
+    if codes:
+        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
+        # predicates x 3 million entities.
+        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
+        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
+    return keep
 
 
 def write_reference(store: Store, removed: Iterable[tuple[str, str, str]], out: IO[bytes]) -> int:

@@ -23,7 +23,6 @@ from .positives import NotEnoughFacts
 from .random_state import shuffled, stream
 from .spec import ScenarioSpec, SpecError
 
-DATED_KINDS = ("date", "mix")
 #: the steps of ``generate``, in order; ``on_step`` is told each one as it ends (job progress)
 STEPS = ("statistics", "true facts", "false facts", "reference", "checks")
 
@@ -69,6 +68,7 @@ class Scenario:
             "kb_fingerprint": self.fingerprint, "seed": self.spec.seed, "spec": self.spec.to_dict(),
             "counts": self.summary["counts"], "dated": self.dated,
             "reference": {"leakage": self.spec.leakage, "removed_triples": len(self.removed)},
+            **{key: self.summary[key] for key in ("random_walk", "factbench") if self.summary.get(key)},
         }
 
 
@@ -86,16 +86,17 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     if spec.predicate not in index.pindex:
         raise SpecError("predicate", f"{spec.predicate} has no fact between entities (only literal values)")
     ranked = positives.ranking(store, spec, progress=progress).facts
-    dated = any(kind in DATED_KINDS for kind in spec.factbench)
-    if dated:
-        ranked = _with_dates(store, spec, ranked)
     kb_pairs = positives.kb_pairs(store, spec.predicate)
+    context = NegativeContext(store=store, spec=spec, adjacency=index, kb_pairs=kb_pairs,
+                              sorted_pairs=positives.sorted_pairs(store, spec.predicate))
+    kinds, left_out = [], {}
+    if spec.factbench:
+        ranked, kinds, left_out = _factbench_kinds(context, spec, ranked)
+    dated = "date" in kinds
     lap("statistics")
 
     n_test_true, n_test_false = spec.test_counts
     n_train_true, n_train_false = spec.train_counts
-    context = NegativeContext(store=store, spec=spec, adjacency=index, kb_pairs=kb_pairs,
-                              sorted_pairs=positives.sorted_pairs(store, spec.predicate))
     # LCWA pairs: its false facts are made from the scenario's own true facts (see _paired)
     test_ranked = _paired(context, spec, ranked, n_test_true, n_test_false)
     test_true, test_clusters = positives.select(test_ranked, n_test_true, spec, store=store, purpose="test", progress=progress)
@@ -114,22 +115,23 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     context.used = {f.triple for f in test_true + train_true}
     train_entities = {e for f in train_true for e in f.pair}
     context.forbidden = train_entities if spec.entity_disjoint else set()
-    test_false = _negatives(context, spec, test_true, n_test_false, "test")
+    test_false = _negatives(context, spec, test_true, n_test_false, "test", kinds)
     if spec.entity_disjoint:
         context.forbidden = test_entities | {e for n in test_false for e in n.fact.pair}
-    train_false = _negatives(context, spec, train_true, n_train_false, "train") if n_train_false else []
+    train_false = _negatives(context, spec, train_true, n_train_false, "train", kinds) if n_train_false else []
     lap("false facts")
 
     clusters = {**test_clusters, **train_clusters}
     test = _number("test", test_true, test_false, spec)
     train = _number("train", train_true, train_false, spec)
     answers = _answers(test + train, {n.fact: n for n in test_false + train_false}, clusters)
-    removed = reference.removed_triples(store, index, test_true, spec.leakage, kb_pairs)
+    removed = reference.removed_triples(store, index, test_true + [n.fact for n in test_false], spec.leakage, kb_pairs,
+                                        spec.predicate)
     lap("reference")
     version = __version__
     scenario = Scenario(id=spec.scenario_id(store.fingerprint(), version), spec=spec, fingerprint=store.fingerprint(),
                         version=version, test=test, train=train, answers=answers, removed=removed,
-                        summary=_summary(test_false, train_false, test, train, spec, index), dated=dated,
+                        summary=_summary(test_false, train_false, test, train, spec, (kinds, left_out)), dated=dated,
                         timings=timings)
     check_invariants(scenario, context, kb_pairs)
     lap("checks")
@@ -174,24 +176,38 @@ def _paired(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: int, n
     return pairs + rest[: wanted - len(pairs)]
 
 
+def _factbench_kinds(context: NegativeContext, spec: ScenarioSpec, ranked) -> tuple[list, list[str], dict[str, str]]:
+    """The FactBench kinds to make, and why any kind of ``mix`` is left out: ``mix`` takes the
+    kinds this KB supports, so a KB without dated facts still gets one. With ``date`` among them
+    the true facts are the dated ones, so every fact has dates whatever its label."""
+    from .negatives import factbench
+
+    dated = _with_dates(context.store, spec, ranked) if "date" in spec.factbench or "mix" in spec.factbench else []
+    if "date" in spec.factbench and not dated:
+        raise SpecError("factbench", f"date corruption needs dated facts, and no fact of {spec.predicate} has dates")
+    left_out = factbench.supported(context, bool(dated)) if "mix" in spec.factbench else {}
+    kinds = factbench.resolve(spec.factbench, left_out)
+    if not kinds:
+        raise SpecError("factbench", f"this KB supports none of the kinds of mix ({'; '.join(sorted(set(left_out.values())))})")
+    return (dated if "date" in kinds else ranked), kinds, left_out
+
+
 def _with_dates(store: Store, spec: ScenarioSpec, ranked: list[Fact]) -> list[Fact]:
     dates: dict[tuple[str, str], tuple[str, str | None]] = {}
     for row in store.select("fact_dates", predicate=iri(spec.predicate)):
         pair = (row["s"].value, row["o"].value)
         if pair not in dates:
             dates[pair] = (row["start"].value, row["end"].value if "end" in row else None)
-    dated = [Fact(f.s, f.p, f.o, dates[f.pair][0], dates[f.pair][1] or dates[f.pair][0])
-             for f in ranked if f.pair in dates]
-    if not dated:
-        raise SpecError("factbench", f"date corruption needs dated facts, and no fact of {spec.predicate} has dates")
-    return dated
+    return [Fact(f.s, f.p, f.o, dates[f.pair][0], dates[f.pair][1] or dates[f.pair][0])
+            for f in ranked if f.pair in dates]
 
 
-def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact], n: int, split: str) -> list[Negative]:
+def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact], n: int, split: str,
+               kinds: list[str]) -> list[Negative]:
     if spec.factbench:
         from .negatives.factbench import plan as factbench_plan
 
-        plan = factbench_plan(spec.factbench, n)
+        plan = factbench_plan(kinds, n)
     else:
         n_random = int(round(spec.transparency * n))
         # The constrained kind first: random re-pairing then gives its false facts to the subjects
@@ -204,11 +220,13 @@ def _negatives(context: NegativeContext, spec: ScenarioSpec, sources: list[Fact]
         if count <= 0:
             continue
         rng = stream(spec.seed, f"negatives/{split}/{kind}")
-        got = sampler(kind).sample(context, sources, count, rng)
+        maker = sampler(kind)
+        got = maker.sample(context, sources, count, rng)
         if len(got) < count:
+            why = getattr(maker, "shortfall", "")
             raise NotEnoughFacts(
                 f"made only {len(got)} of the {count} '{kind}' false facts asked for the {split} set "
-                f"of {spec.predicate}: {_advice(kind)}", _knob(kind))
+                f"of {spec.predicate}{f' ({why})' if why else ''}: {_advice(kind)}", _knob(kind))
         made += got
     return made
 
@@ -219,8 +237,8 @@ def _advice(kind: str) -> str:
     if kind == "random_walk":
         return "raise transparency, lower size, raise max_path_length or lower type_overlap"
     if kind == "random":
-        return ("lower transparency, or size/homogeneity: re-pairing swaps objects among the split's own "
-                "true facts, and too few distinct objects (or too few facts) leave nothing to swap")
+        return ("lower transparency, or raise size: re-pairing swaps objects among the split's own "
+                "facts, so more facts give it more pairs")
     return "lower size or choose other factbench kinds"
 
 
@@ -248,7 +266,7 @@ def _answers(facts: list[LabelledFact], negatives: dict[Fact, Negative], cluster
     return answers
 
 
-def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) -> dict:
+def _summary(test_false, train_false, test, train, spec: ScenarioSpec, factbench_kinds) -> dict:
     def per_kind(items):
         return dict(sorted(Counter(n.kind for n in items).items()))
 
@@ -268,6 +286,36 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, index) ->
             "asked": spec.transparency,
             "made": round(sum(n.kind == "random" for n in negatives) / len(negatives), 4) if negatives else None},
         "drift": {"top": top[0][0], "share": round(top[0][1] / ambiguous, 4)} if top else None,
+        "random_walk": _walk_summary(negatives),
+        "factbench": _factbench_summary(negatives, spec, *factbench_kinds) if spec.factbench else None,
+    }
+
+
+def _walk_summary(negatives: list[Negative]) -> dict | None:
+    """How many random-walk false facts a walk reached: where walks find too few, the rest are
+    objects of other true facts (``fallback``), which a transparency of 0 does not make ambiguous."""
+    walked = [n for n in negatives if n.kind == "random_walk"]
+    if not walked:
+        return None
+    fallback = sum(bool(n.detail.get("fallback")) for n in walked)
+    return {"false_facts": len(walked), "walk_made": len(walked) - fallback, "fallback": fallback,
+            "walk_share": round((len(walked) - fallback) / len(walked), 4),
+            "note": "fallback false facts re-pair the subject with the object of another true fact; "
+                    "no walk reached them, so they are not ambiguous the way walk-made ones are"}
+
+
+def _factbench_summary(negatives: list[Negative], spec: ScenarioSpec, kinds: list[str], left_out: dict) -> dict:
+    """The kinds made (``mix`` resolved against the KB), and the false facts whose predicate is not
+    the scenario's: for those the predicate alone gives the label."""
+    from .negatives.factbench import CHANGES_PREDICATE
+
+    changed = sum(n.fact.p != spec.predicate for n in negatives)
+    return {
+        "asked": list(spec.factbench), "kinds": list(kinds), "left_out": dict(left_out),
+        "predicate_changed": {
+            "kinds": [k for k in kinds if k in CHANGES_PREDICATE], "false_facts": changed,
+            "note": "these false facts have another predicate than the scenario's: the predicate (the "
+                    "Relation column) alone tells them from the true facts"} if changed else None,
     }
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from sparql import __version__
 from sparql.store import Store, StoreError, open_store
 from sparql.templates import TemplateError
-from sparql.terms import TermError
+from sparql.terms import TermError, compact
 
 DEMO_KB = "demo.ttl"
 
@@ -286,6 +286,19 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     transparency = scenario.summary["transparency"]
     if transparency and transparency["made"] is not None:
         print(f"  transparency asked {transparency['asked']:g}, made {transparency['made']:g}")
+    walk = scenario.summary.get("random_walk")
+    if walk:
+        print(f"  random walk: {walk['walk_made']} of {walk['false_facts']} false facts reached by a walk "
+              f"({walk['walk_share']:.0%}); the other {walk['fallback']} are fallback re-pairings (objects of other "
+              f"true facts), not walk-made")
+    factbench = scenario.summary.get("factbench")
+    if factbench:
+        left = "".join(f"; left out {kind}: {why}" for kind, why in factbench["left_out"].items())
+        print(f"  factbench kinds: {', '.join(factbench['kinds'])}{left}")
+        changed = factbench["predicate_changed"]
+        if changed:
+            print(f"  {changed['false_facts']} false facts ({', '.join(changed['kinds'])}) have another predicate than "
+                  f"{compact(scenario.spec.predicate)}: the Relation column alone gives their label")
     drift = scenario.summary["drift"]
     if drift:
         print(f"  most frequent alternative predicate/path: {drift['top']} ({drift['share']:.0%} of ambiguous false facts)")

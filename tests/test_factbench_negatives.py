@@ -17,7 +17,7 @@ import pytest
 from generators.negatives import SAMPLERS, sampler
 from generators.negatives.factbench import KINDS, _join, _split, plan
 from generators.scenario import generate
-from generators.spec import ScenarioSpec
+from generators.spec import ScenarioSpec, SpecError
 from generators.writers import write_scenario
 from generators.writers.factbench_layout import LINK, date_literal, relation_name
 from sparql.embedded import EmbeddedStore
@@ -169,13 +169,18 @@ def test_each_kind_is_made_as_planned_and_as_defined(store, scenarios, predicate
         if kind == "date":
             assert changed == [] and (item.split, f.pair) in true_pairs
             continue
+        if kind == "property":  # the predicate of another true fact of p is replaced (pair_from)
+            pair_from = answer["pair_from"]
+            parts = dict(pair_from)
+            changed = [name for name, new, old in zip(parts, f.triple, pair_from.values()) if new != old]
+            assert in_kb(store, pair_from["subject"], predicate, pair_from["object"])
         assert changed == answer["replaced"]
         assert answer["original"] == {part: parts[part] for part in changed}
         assert not in_kb(store, *f.triple), (kind, f)
         assert f.s != f.o
         assert (f.start, f.end) == true_dates[(item.split, source)]  # the source's dates, if any
-        if kind != "property":
-            assert (item.split, f.pair) not in true_pairs
+        # no false fact repeats the pair of a true fact of the set, property ones included
+        assert not any((split, f.pair) in true_pairs for split in ("test", "train"))
     # Each true fact gives one false fact (as many of each at ratio 1), so the date forms of false
     # facts are those of true facts in the same proportions.
     for split in ("test", "train"):
@@ -295,3 +300,47 @@ def test_factbench_layout_without_mix_and_without_dates(store, scenarios, tmp_pa
     assert Counter((r.split, r.kind) for r in records) == Counter(
         (i.split, None if i.label else scenario.answers[i.id]["kind"]) for i in scenario.facts)
     assert {r.predicate for r in records if r.kind == "property"}.isdisjoint({AWARD})
+
+
+# --- kinds that change the predicate, and mix on a KB without dates ------------------------------
+
+def subjects_have(store, subject_predicate: str, predicate: str) -> bool:
+    return store.ask_query(f"ASK {{ ?s <{subject_predicate}> ?x . ?s <{predicate}> ?y . FILTER(isIRI(?y)) }}")
+
+
+@pytest.mark.slow
+def test_changed_predicates_come_from_the_subjects_of_p_and_are_announced(dbpedia_store):
+    """On DBpedia50 with the ontology in its own graph, p' was once cc:license, which only the
+    ontology document has: every p' must be a predicate that subjects of p have. The summary and
+    the manifest say which false facts have another predicate."""
+    spec = ScenarioSpec(predicate="dbo:birthPlace", size=120, factbench=("property", "random"), seed=4)
+    scenario = generate(dbpedia_store, spec)
+    changed = [i.fact for i in scenario.facts if not i.label]
+    predicates = {f.p for f in changed}
+    assert len(predicates) > 5 and spec.predicate not in predicates
+    for p in predicates:
+        assert subjects_have(dbpedia_store, spec.predicate, p), p
+    summary = scenario.summary["factbench"]
+    assert summary["kinds"] == ["property", "random"] and summary["left_out"] == {}
+    assert summary["predicate_changed"]["kinds"] == ["property", "random"]
+    assert summary["predicate_changed"]["false_facts"] == len(changed)
+    assert scenario.manifest()["factbench"] == summary
+    # property false facts do not repeat the pairs of the set's true facts
+    true_pairs = {i.fact.pair for i in scenario.facts if i.label}
+    assert not {f.pair for f in changed} & true_pairs
+
+
+@pytest.mark.slow
+def test_mix_takes_the_kinds_the_kb_supports(dbpedia_store):
+    """DBpedia50 has no dated facts: mix was every kind, date included, and always failed there."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, factbench=("mix",), seed=1))
+    summary = scenario.summary["factbench"]
+    assert summary["kinds"] == ["domain", "range", "domainrange", "property", "random"]
+    assert list(summary["left_out"]) == ["date"] and "dates" in summary["left_out"]["date"]
+    assert scenario.summary["counts"]["test"]["false_by_kind"] == {
+        "domain": 10, "domainrange": 10, "property": 10, "random": 10, "range": 10}
+    assert not scenario.dated
+    assert scenario.manifest()["factbench"]["left_out"] == summary["left_out"]
+    with pytest.raises(SpecError) as caught:  # asked for by name, date still needs dates
+        generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, factbench=("date",), seed=1))
+    assert caught.value.field == "factbench"

@@ -5,7 +5,7 @@ On a hand-made KB, and rechecked from DBpedia50's raw file on generated scenario
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import lru_cache
 
 import numpy as np
@@ -243,3 +243,93 @@ def test_path_search_finds_what_a_plain_enumeration_finds(dbpedia_store):
         assert set(meta_paths(index, si, oi, 3, skip)) == plain, (s, o)
         compared += 1
     assert compared > 600, compared
+
+
+# --- random re-pairing -------------------------------------------------------------------------
+
+SPEAKS = EX + "speaks"
+# Six people each speak the five common languages and one of their own. The common languages are
+# the most owed objects of the set and every one of them is true for every subject; the only false
+# pairs are a person with another person's own language (30 of them).
+LANGUAGES_KB = "@prefix ex: <http://example.org/> .\n" + "".join(
+    f"ex:p{i} ex:speaks ex:common1 , ex:common2 , ex:common3 , ex:common4 , ex:common5 , ex:own{i} .\n"
+    for i in range(6))
+
+
+def _pairing(tmp_path, n: int, seed: int = 0):
+    store = store_from_text(tmp_path, "languages.ttl", LANGUAGES_KB)
+    spec = ScenarioSpec(SPEAKS, size=2 * n, transparency=1.0, seed=seed)
+    pairs = set(profiles.predicate_facts(store, SPEAKS))
+    context = NegativeContext(store=store, spec=spec, adjacency=adjacency(store), kb_pairs=pairs)
+    sources = [Fact(s, SPEAKS, o) for s, o in sorted(pairs)]
+    context.used = {f.triple for f in sources}
+    made = sampler("random")
+    return made, made.sample(context, sources, n, stream(seed, "negatives/test/random"))
+
+
+def test_random_pairing_makes_every_false_pair_there_is(tmp_path):
+    """The five most owed objects are refused for every subject: a sampler that gives up after
+    them made none of the 30 false facts that exist."""
+    _, got = _pairing(tmp_path, 30)
+    facts = {(n.fact.s, n.fact.o) for n in got}
+    assert len(got) == 30 == len(facts)
+    assert facts == {(f"{EX}p{i}", f"{EX}own{j}") for i in range(6) for j in range(6) if i != j}
+
+
+def test_random_pairing_says_how_many_it_could_make_and_why_no_more(tmp_path):
+    maker, got = _pairing(tmp_path, 40)
+    assert len(got) == 30
+    assert maker.shortfall == ("every one of the 66 (subject, object) pairs of the split's 6 subjects and 11 objects "
+                               "was tried: 30 became false facts, the rest were refused (36 already in the scenario)")
+
+
+def test_random_pairing_is_reproducible_and_balances_objects(tmp_path):
+    for seed in range(3):
+        runs = [[(n.fact.s, n.fact.o) for n in _pairing(tmp_path, 6, seed=seed)[1]] for _ in range(2)]
+        assert runs[0] == runs[1]
+        # the most owed object first: the first five false facts take five different own
+        # languages (the sixth may find only one still owed, the subject's own)
+        assert len({o for _, o in runs[0][:5]}) == 5
+
+
+WD = "http://www.wikidata.org/entity/"
+
+
+@pytest.fixture(scope="module")
+def codex_store():
+    """CoDEx-S (train and valid) with its entity types: a Wikidata KB, whose popular objects
+    (countries, languages) are true for many subjects at once."""
+    from conftest import CODEX, need
+    from sparql.embedded import EmbeddedStore
+    from sparql.kge import load_kge_tsv
+
+    store = EmbeddedStore()
+    load_kge_tsv(store, [need(CODEX / "train.txt"), CODEX / "valid.txt"], entity_base=WD, relation_base=WD,
+                 types=CODEX / "entity2types.json", progress=False)
+    return store
+
+
+@pytest.mark.parametrize("relation", ["P27", "P1412"])
+def test_random_pairing_on_codex_makes_every_acceptable_pair_up_to_the_count(codex_store, relation):
+    """Every (subject, object) pair of the sources that the shared checks accept becomes a false
+    fact, up to the number asked (on CoDEx-S the old sampler made 78 of 200 for P27 and 2 for P1412)."""
+    predicate = WD + relation
+    pairs = set(profiles.predicate_facts(codex_store, predicate))
+    sources = [Fact(s, predicate, o) for s, o in sorted(pairs)[:200]]
+
+    def context():
+        spec = ScenarioSpec(predicate, size=400, transparency=1.0, seed=0)
+        made = NegativeContext(store=codex_store, spec=spec, adjacency=adjacency(codex_store), kb_pairs=pairs)
+        made.used = {f.triple for f in sources}
+        return made
+
+    check = context()
+    acceptable = {(s, o) for s in {f.s for f in sources} for o in {f.o for f in sources}
+                  if check.acceptable(Fact(s, predicate, o))}
+    maker = sampler("random")
+    got = maker.sample(context(), sources, 200, stream(0, "negatives/test/random"))
+    assert len(got) == min(200, len(acceptable))
+    assert {n.fact.pair for n in got} <= acceptable
+    if len(acceptable) < 200:
+        assert maker.shortfall.startswith(f"every one of the {len({f.s for f in sources}) * len({f.o for f in sources})} "
+                                          f"(subject, object) pairs") and f"{len(got)} became false facts" in maker.shortfall

@@ -158,3 +158,31 @@ def test_inverse_predicates_observed_and_declared(small_store):
     assert by_level["triple"] == {fact.triple}
     assert by_level["inverse"] == {fact.triple, (EX + "b", EX + "childOf", EX + "a")}
     assert by_level["pair"] == by_level["inverse"] | {(EX + "b", EX + "knows", EX + "a")}
+
+
+@pytest.mark.parametrize("ambiguous", ["lcwa", "random_walk"])
+def test_pair_level_unlinks_false_test_facts_as_it_does_true_ones(memory_store, tmp_path, ambiguous):
+    """Every LCWA false fact p(s, o') comes from a link s -p'-> o'. Had only true facts' pairs
+    been unlinked, "s and o are linked in R" would give the label; no test fact, true or false,
+    may keep a direct link. The evaluation derives the same R from the written files, and the
+    PyKEEN reference holds it."""
+    from evaluation.labelled import read_scenario
+    from evaluation.reference import Reference, scenario_reference
+
+    scenario = generate(memory_store, ScenarioSpec(predicate="dbo:birthPlace", size=60, transparency=0.0,
+                                                   ambiguous=ambiguous, leakage="pair", seed=5))
+    index = load_adjacency(memory_store)
+    false = [i.fact for i in scenario.test if not i.label]
+    assert false and all(index.links_between(f.s, f.o) for f in false) == (ambiguous == "lcwa")  # LCWA: by design
+    r = Reference(index, scenario.removed)
+    src, _, dst = r.links
+    linked_pairs = {frozenset(pair) for pair in zip(src.tolist(), dst.tolist())}
+    for item in scenario.test:
+        pair = frozenset((index.id(item.fact.s), index.id(item.fact.o)))
+        assert pair not in linked_pairs, (item.label, item.fact)
+
+    writers.write_scenario(scenario, tmp_path / "out", ["tsv", "pykeen"], store=memory_store)
+    again = scenario_reference(read_scenario(tmp_path / "out"), memory_store)
+    assert again.removed == sorted(set(scenario.removed))
+    rows = (tmp_path / "out" / "pykeen" / "reference.tsv").read_text().splitlines()
+    assert len(rows) == int(r.keep.sum())

@@ -291,6 +291,30 @@ def test_drift_is_none_without_ambiguous_false_facts(make):
     assert make(**grid_spec(BIRTH_PLACE, 1.0, "lcwa")).summary["drift"] is None
 
 
+def test_walk_made_share_is_reported_apart_from_fallback(make, dbpedia_store, tmp_path):
+    """At c = 0 most random-walk false facts of spouse are fallback re-pairings, which the
+    transparency (0) does not show: the summary, manifest and CLI give the walk-made share."""
+    scenario = make(predicate=DBO + "spouse", size=160, transparency=0.0, ambiguous="random_walk", seed=0)
+    answers = [scenario.answers[i.id] for i in scenario.facts if not i.label]
+    fallback = sum(bool(a.get("fallback")) for a in answers)
+    walk = scenario.summary["random_walk"]
+    assert 0 < fallback < len(answers), "this spec should mix walks and fallback"
+    assert (walk["false_facts"], walk["walk_made"], walk["fallback"]) == (len(answers), len(answers) - fallback, fallback)
+    assert walk["walk_share"] == round((len(answers) - fallback) / len(answers), 4)
+    assert "not" in walk["note"] and scenario.manifest()["random_walk"] == walk
+    assert make(**grid_spec(BIRTH_PLACE, 1.0, "random_walk")).summary["random_walk"] is None  # no walk asked
+    from server.cli import _print_summary
+    import contextlib
+    import io
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        _print_summary(scenario, {"files": {}}, str(tmp_path), 0.0)
+    assert (f"random walk: {len(answers) - fallback} of {len(answers)} false facts reached by a walk"
+            in printed.getvalue())
+    assert f"the other {fallback} are fallback re-pairings" in printed.getvalue()
+
+
 @pytest.mark.parametrize("ambiguous", ["lcwa", "random_walk"])
 def test_entity_disjoint_splits_share_no_entity(dbpedia_store, make, ambiguous):
     scenario = make(predicate=BIRTH_PLACE, size=60, train_size=40, entity_disjoint=True, transparency=0.5,

@@ -6,10 +6,17 @@ generator passed in):
 * ``factbench:domain``: p(s', o), s' another subject of p;
 * ``factbench:range``: p(s, o'), o' another object of p;
 * ``factbench:domainrange``: p(s', o'), both replaced;
-* ``factbench:property``: p'(s, o), p' another non-schema property of the KB that links entities
-  (one with at least one link in the adjacency index, p' != p) with p'(s, o) absent from the KB.
-  The fact's predicate is then not the scenario's predicate;
+* ``factbench:property``: p'(s, o), p' another property that subjects of p have (``_Pools``), with
+  p'(s, o) absent from the KB. (s, o) is the pair of a true fact of p outside the scenario
+  (``pair_from`` in the answers; the source's own pair only when the KB has none left): with the
+  source's own pair every property false fact repeated the pair of a true fact of the set;
 * ``factbench:random``: p'(s', o'), all three replaced (s' a subject of p, o' an object of p);
+
+``property`` and ``random`` give a fact another predicate than the scenario's, so the Relation
+column alone tells those false facts from the true ones (``CHANGES_PREDICATE``; the scenario's
+summary and manifest say so). p' is never a schema predicate (the adjacency index has none) nor one
+only the ontology's resources use (``cc:license`` of the ontology document): it is drawn from the
+predicates the subjects of p have.
 * ``factbench:date``: the same (s, p, o) with other dates. A timepoint (start == end) moves by
   round(N(0, 5)) years; a timespan gets its start from round(N(from, 2)) and its length from
   round(N(to - from, 5)) years (>= 0). Only the year changes: month and day are kept (29 February
@@ -36,7 +43,9 @@ replaced parts and their original values (``{"replaced": [...], "original": {...
 ``plan(kinds, n)`` splits ``n`` false facts into equal shares over the listed kinds, exactly
 (largest remainder; the remainders are all equal, so ties go to the kinds in FactBench's order).
 ``mix`` stands for an equal share of each of the six kinds, and as it holds every kind it
-absorbs any kind listed beside it.
+absorbs any kind listed beside it. ``resolve`` turns ``mix`` into the kinds the KB supports
+(``supported``: ``date`` needs dated facts of p, ``property`` and ``random`` another predicate),
+so a KB without dates still gets a mix.
 """
 from __future__ import annotations
 
@@ -60,6 +69,31 @@ TIMEPOINT_VARIANCE = 5.0   # years², around the true year
 START_VARIANCE = 2.0       # years², around the true start of a timespan
 DURATION_VARIANCE = 5.0    # years², around the true length of a timespan
 _LEXICAL = re.compile(r"^(-?)(\d{4,})(.*)$")
+
+
+CHANGES_PREDICATE = ("property", "random")
+
+
+def supported(context: NegativeContext, has_dates: bool) -> dict[str, str]:
+    """Why each kind this KB cannot make is left out of ``mix``, by kind (empty: all six)."""
+    pools = _Pools(context)
+    missing = {}
+    if len(pools.subjects) < 2:
+        missing["domain"] = missing["domainrange"] = f"{context.predicate} has fewer than two subjects"
+    if len(pools.objects) < 2:
+        missing["range"] = missing["domainrange"] = f"{context.predicate} has fewer than two objects"
+    if not pools.predicates:
+        missing["property"] = missing["random"] = f"the subjects of {context.predicate} have no other predicate"
+    if not has_dates:
+        missing["date"] = f"no fact of {context.predicate} has dates"
+    return {kind: missing[kind] for kind in KINDS if kind in missing}
+
+
+def resolve(kinds, missing: dict[str, str]) -> list[str]:
+    """The kinds to make, in FactBench's order: ``mix`` is every kind not in ``missing``."""
+    if "mix" in kinds:
+        return [k for k in KINDS if k not in missing]
+    return [k for k in KINDS if k in kinds]
 
 
 def plan(kinds, n: int) -> list[tuple[str, int]]:
@@ -94,16 +128,23 @@ def source_uses(context: NegativeContext) -> Counter:
 
 
 class _Pools:
-    """What the corruptions draw from, in a fixed order so a seed gives the same choices."""
+    """What the corruptions draw from, in a fixed order so a seed gives the same choices.
+
+    The other predicates are those that link a subject of p to an entity: the adjacency index
+    holds no schema predicate, and a predicate of the ontology's own resources (``cc:license``
+    of the ontology document) is not one the subjects of p have."""
 
     def __init__(self, context: NegativeContext):
         pairs = context.kb_pairs
         self.subjects = sorted({s for s, _ in pairs})
         self.objects = sorted({o for _, o in pairs})
         index = context.adjacency  # its predicate list also names those with literal values only
-        linking = unique(index.pred).tolist() if index.size else []
+        linking = unique(index.pred[context.subjects_mask[index.src]]).tolist() if index.size else []
         self.predicates = [index.predicates[i] for i in linking if index.predicates[i] != context.predicate]
         self.pairs = {(key[0], key[2]) for key in context.used}  # (s, o) already in the scenario
+        if context.sorted_pairs is None:
+            context.sorted_pairs = sorted(pairs)
+        self.kb_pairs = context.sorted_pairs
 
     @staticmethod
     def pick(items: list[str], rng: np.random.Generator, avoid: str | None = None) -> str | None:
@@ -155,9 +196,12 @@ class FactBenchSampler(NegativeSampler):
         return chosen
 
     def _fresh(self, pools: _Pools, negative: Negative) -> bool:
-        """A new (s, o) pair, or the source's own (same split) when only p or the dates change."""
+        """A new (s, o) pair, or the source's own (same split) when only the dates change, or when
+        the property kind found no other pair."""
         pair = negative.fact.pair
-        return pair == negative.source.pair if self.kind in ("property", "date") else pair not in pools.pairs
+        if self.kind == "date":
+            return pair == negative.source.pair
+        return pair not in pools.pairs or (self.kind == "property" and pair == negative.source.pair)
 
     def _negative(self, source: Fact, s: str, p: str, o: str, **original) -> Negative:
         fact = Fact(s, p, o, source.start, source.end)
@@ -193,10 +237,26 @@ class DomainRangeCorruption(FactBenchSampler):
 
 class PropertyCorruption(FactBenchSampler):
     kind, name = "property", PREFIX + "property"
+    PAIR_TRIES = 20  # draws of a KB pair outside the scenario before the source's own pair is used
 
     def corrupt(self, context, pools, source, rng):
         p = pools.pick(pools.predicates, rng, avoid=source.p)
-        return None if p is None else self._negative(source, source.s, p, source.o, predicate=source.p)
+        if p is None:
+            return None
+        s, o = self._pair(pools, source, rng)
+        negative = self._negative(source, s, p, o, predicate=source.p)
+        negative.detail["pair_from"] = {"subject": s, "predicate": source.p, "object": o}
+        return negative
+
+    def _pair(self, pools: _Pools, source: Fact, rng) -> tuple[str, str]:
+        """A (s, o) of a true fact of p that the scenario does not hold, else the source's own."""
+        pairs = pools.kb_pairs
+        if len(pairs) > len(pools.pairs):
+            for _ in range(self.PAIR_TRIES):
+                pair = pairs[int(rng.integers(len(pairs)))]
+                if pair not in pools.pairs:
+                    return pair
+        return source.pair
 
 
 class RandomCorruption(FactBenchSampler):

@@ -3,14 +3,20 @@
 
 Unambiguous by design: nothing ties the new object to the subject, which is what the paper's
 transparency counts as an easy false fact.
+
+Every subject tries every object of the split (most owed first) before it is given up, so the
+sampler makes every false fact the split's subjects and objects allow, up to the number asked.
+When that is fewer, ``shortfall`` says how many (subject, object) pairs there were and what
+refused the rest.
 """
 from __future__ import annotations
 
-from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, ObjectBalance
+from collections import Counter
 
-ATTEMPTS_PER_FACT = 50
-TRIES_PER_SUBJECT = 5  # objects tried for one subject in a round before the next subject's turn
+from ..facts import Fact, Negative
+from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance
+
+FIRST_CHUNK = 2  # objects of a subject's line checked together at first (see _first_acceptable)
 
 
 class RandomPairing(NegativeSampler):
@@ -18,7 +24,9 @@ class RandomPairing(NegativeSampler):
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         chosen: list[Negative] = []
+        self.shortfall = ""
         if len(sources) < 2:
+            self.shortfall = f"re-pairing needs two true facts in the split, it has {len(sources)}"
             return chosen
         count = len(sources)
         rank = rng.permutation(count)
@@ -31,28 +39,72 @@ class RandomPairing(NegativeSampler):
             donors.setdefault(fact.o, fact)
         tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
         balance = ObjectBalance(context, sources, n)
-        tries_left = n * ATTEMPTS_PER_FACT
-        while len(chosen) < n and tries_left > 0:
-            # Each round gives every subject at most one false fact, least-used subjects first
+        # Acceptance only narrows as false facts are taken, so a subject with no acceptable object
+        # left never gets one again in this call.
+        spent: set[str] = set()
+        while len(chosen) < n:
+            # Each round gives every source at most one false fact, least-used subjects first
             # (ties in a seeded order): a subject's count in the set then says nothing of the label.
             order = sorted(range(count), key=lambda k: (context.subject_uses[sources[k].s], rank[k]))
-            objects = sorted(donors, key=balance.key(tie))
+            line = sorted(donors, key=balance.key(tie))
             before = len(chosen)
             for i in order:
-                if len(chosen) >= n or tries_left <= 0:
+                if len(chosen) >= n:
                     break
                 subject_fact = sources[i]
-                for at in range(min(len(objects), TRIES_PER_SUBJECT)):
-                    tries_left -= 1
-                    donor = donors[objects[at]]
-                    fact = Fact(subject_fact.s, context.predicate, donor.o)
-                    if context.acceptable(fact):
-                        negative = Negative(fact, self.name, subject_fact, {"object_from": {
-                            "subject": donor.s, "predicate": donor.p, "object": donor.o}})
-                        context.take(negative)
-                        balance.took(negative, objects, tie)
-                        chosen.append(negative)
-                        break
+                if subject_fact.s in spent:
+                    continue
+                negative = self._first_acceptable(context, subject_fact, line, donors)
+                if negative is None:
+                    spent.add(subject_fact.s)
+                    continue
+                context.take(negative)
+                balance.took(negative, line, tie)
+                chosen.append(negative)
             if len(chosen) == before:
                 break
+        if len(chosen) < n:
+            self.shortfall = self._why(context, sources, donors, {neg.fact.pair for neg in chosen})
         return chosen
+
+    def _first_acceptable(self, context: NegativeContext, subject_fact: Fact, line: list[str],
+                          donors: dict[str, Fact]) -> Negative | None:
+        # In growing chunks: most subjects take one of the first objects of a long line, and a few
+        # near a hub refuse most of it.
+        start, size = 0, FIRST_CHUNK
+        while start < len(line):
+            facts = [Fact(subject_fact.s, context.predicate, o) for o in line[start:start + size]]
+            start, size = start + size, min(2 * size, SCREEN_AHEAD)
+            context.screen(facts)  # nearness in batches (see NegativeContext.screen)
+            for fact in facts:
+                if context.acceptable(fact):
+                    donor = donors[fact.o]
+                    return Negative(fact, self.name, subject_fact, {"object_from": {
+                        "subject": donor.s, "predicate": donor.p, "object": donor.o}})
+        return None
+
+    def _why(self, context: NegativeContext, sources: list[Fact], donors: dict[str, Fact],
+             made: set[tuple[str, str]]) -> str:
+        """What refused each (subject, object) pair of the split once nothing more could be made:
+        counted over every pair, the first reason that applies to it."""
+        subjects = sorted({f.s for f in sources})
+        reasons: Counter = Counter()
+        for s in subjects:
+            for o in donors:
+                fact = Fact(s, context.predicate, o)
+                if (s, o) in made:
+                    continue
+                if s == o:
+                    reasons["the same entity twice"] += 1
+                elif fact.triple in context.used:
+                    reasons["already in the scenario"] += 1
+                elif s in context.forbidden or o in context.forbidden:
+                    reasons["an entity the other split holds"] += 1
+                elif context.in_kb(fact):
+                    reasons["in the KB"] += 1
+                elif context.next_to_known_object(fact):
+                    reasons["next to a known object of the subject"] += 1
+        pairs = len(subjects) * len(donors)
+        refused = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+        return (f"every one of the {pairs} (subject, object) pairs of the split's {len(subjects)} subjects and "
+                f"{len(donors)} objects was tried: {len(made)} became false facts, the rest were refused ({refused})")

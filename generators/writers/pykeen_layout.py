@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from sparql.adjacency import adjacency as load_adjacency
+
+from ..reference import kept_links
 
 from . import FOLDER_WRITERS, records
 
@@ -36,21 +36,7 @@ def _line(fields) -> str:
 def write_reference_tsv(store, removed, out) -> int:
     """Write R's entity links as TSV to the binary stream ``out``; return the number of rows."""
     index = load_adjacency(store)
-    n_entities = max(len(index.entities), 1)
-    n_predicates = max(len(index.predicates), 1)
-
-    def key(src, pred, dst):
-        return (src.astype(np.int64) * n_predicates + pred.astype(np.int64)) * n_entities + dst.astype(np.int64)
-
-    drop = []
-    for s, p, o in removed:
-        si, pi, oi = index.id(s), index.pindex.get(p), index.id(o)
-        if si is not None and pi is not None and oi is not None:
-            drop.append((si, pi, oi))
-    keep = np.ones(index.size, dtype=bool)
-    if drop:
-        ids = np.array(drop, dtype=np.int64)
-        keep = ~np.isin(key(index.src, index.pred, index.dst), key(ids[:, 0], ids[:, 1], ids[:, 2]))
+    keep = kept_links(index, removed)
     entities, predicates = index.entities, index.predicates
     src, pred, dst = index.src[keep], index.pred[keep], index.dst[keep]
     for lo in range(0, src.size, CHUNK):
