@@ -52,6 +52,7 @@ def kb():
                     "backend": st.store.describe(), "software": {"name": "factforge", "version": __version__},
                     "limits": {"sparql_timeout_s": st.runner.timeout, "sparql_row_cap": st.runner.row_cap,
                                "sparql_workers": st.runner.workers, "sparql_queue": st.runner.queue_size,
+                               "sparql_memory_mb": st.runner.memory_mb,
                                "sparql_max_query_length": st.runner.limits.max_length,
                                "sparql_max_depth": st.runner.limits.max_depth,
                                "max_facts": st.scenarios.max_facts, **st.runner.load()}})

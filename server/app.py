@@ -21,6 +21,7 @@ DEFAULTS = {
     "SPARQL_ROW_CAP": 100_000,
     "SPARQL_WORKERS": 2,              # queries run at once, each in its own process
     "SPARQL_QUEUE": 2,                # queries waiting for a worker; past it, 503 at once
+    "SPARQL_MEMORY_MB": 2048,         # heap of one query process; past it the query fails with 400
     "SERVICE_ALLOW": [],              # endpoints /sparql may call with SERVICE (none: SERVICE refused)
     "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
     "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
@@ -45,7 +46,7 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
                            row_cap=int(app.config["SPARQL_ROW_CAP"]), workers=int(app.config["SPARQL_WORKERS"]),
                            queue_size=int(app.config["SPARQL_QUEUE"]),
                            limits=QueryLimits(service_allow=frozenset(app.config["SERVICE_ALLOW"])),
-                           warm=bool(app.config.get("SPARQL_WARM"))),
+                           warm=bool(app.config.get("SPARQL_WARM")), memory_mb=int(app.config["SPARQL_MEMORY_MB"])),
         scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"])),
     )
     app.extensions["factforge"] = st

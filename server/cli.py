@@ -127,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="/sparql queries run at once, each in its own process (default 2)")
     serve.add_argument("--sparql-queue", type=int, default=2, metavar="N",
                        help="/sparql queries that may wait for a worker; more get 503 at once (default 2)")
+    serve.add_argument("--sparql-memory", type=int, default=2048, metavar="MB",
+                       help="memory of one /sparql query process; past it the query gets 400 (default 2048)")
     serve.add_argument("--service-allow", action="append", default=[], metavar="IRI",
                        help="a SPARQL endpoint that /sparql queries may call with SERVICE <IRI> (repeat for more; "
                             "default: SERVICE is refused)")
@@ -367,6 +369,8 @@ def _check_serving_limits(args) -> None:
     if args.sparql_workers + args.sparql_queue >= args.threads:
         raise CliError(f"--sparql-queue: {args.sparql_workers} workers + {args.sparql_queue} waiting would take "
                        f"every one of the {args.threads} request threads (--threads); leave some for the API")
+    if not 64 <= args.sparql_memory <= 1_048_576:
+        raise CliError(f"--sparql-memory: {args.sparql_memory} is not between 64 and 1048576 MB")
     for iri in args.service_allow:
         if not re.fullmatch(r"https?://[^\s<>\"{}|^`\\]+", iri):
             raise CliError(f"--service-allow: {iri!r} is not an http(s) IRI")
@@ -405,6 +409,7 @@ def _supervise(args) -> int:
         "serve", "--threads", str(args.threads), "--sparql-timeout", str(args.sparql_timeout),
         "--row-cap", str(args.row_cap), "--max-facts", str(args.max_facts),
         "--sparql-workers", str(args.sparql_workers), "--sparql-queue", str(args.sparql_queue),
+        "--sparql-memory", str(args.sparql_memory),
         "--connection-limit", str(args.connection_limit), "--idle-timeout", str(args.idle_timeout)]
     for iri in args.service_allow:
         child += ["--service-allow", iri]

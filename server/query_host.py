@@ -115,10 +115,37 @@ def _die_with_parent() -> None:
         os._exit(0)
 
 
+def _limit_memory(megabytes: int) -> None:
+    """Cap this process's heap, so a query that materializes too much (a sorted cartesian
+    product grows by hundreds of MB a second) fails here instead of exhausting the machine's
+    memory. RLIMIT_DATA counts private writable mappings, the query thread's stack among them."""
+    if megabytes <= 0:
+        return
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    limit = STACK_BYTES + megabytes * 1024 * 1024 + _current_data()
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def _current_data() -> int:
+    """Bytes of data segment already in use (the interpreter and its imports)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def main(argv: list[str]) -> int:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; it ends us
     conn = Connection(int(argv[0]))
+    _limit_memory(int(argv[1]) if len(argv) > 1 else 0)
     threading.stack_size(STACK_BYTES)
     worker = threading.Thread(target=serve, args=(conn,), name="query-host")
     worker.start()

@@ -76,7 +76,8 @@ class _Job:
 
 class QueryRunner:
     def __init__(self, store: Store, *, timeout: float = 30.0, row_cap: int = 100_000, workers: int = 2,
-                 queue_size: int = 2, limits: QueryLimits | None = None, warm: bool = False):
+                 queue_size: int = 2, limits: QueryLimits | None = None, warm: bool = False,
+                 memory_mb: int = 2048):
         """``warm``: start the query processes now, not at the first query (a server does; the many
         apps that tests make and never query do not pay for them)."""
         self.store = store
@@ -85,6 +86,7 @@ class QueryRunner:
         self.workers = workers
         self.queue_size = queue_size
         self.limits = limits or QueryLimits()
+        self.memory_mb = memory_mb
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._count_lock = threading.Lock()
@@ -262,8 +264,9 @@ class _ProcessHost(_Host):
             status = self._kill()
             log.warning("a query process died (status %s) on a query of %d characters", status,
                         len(job.request["query"]))
-            return QueryRefused(400, "query: the SPARQL engine failed on this query and was restarted; "
-                                     "it is probably nested or chained too deeply")
+            return QueryRefused(400, f"query: the SPARQL engine stopped on this query and was restarted: it "
+                                     f"needed more than the memory limit of {self.runner.memory_mb} MB, or it is "
+                                     f"nested or chained too deeply")
         return Answer(body, header["media"], header["rows"])
 
     def start(self) -> None:
@@ -278,7 +281,8 @@ class _ProcessHost(_Host):
         self._kill()
         ours, theirs = socket.socketpair()
         try:
-            self.process = subprocess.Popen([sys.executable, "-m", "server.query_host", str(theirs.fileno())],
+            self.process = subprocess.Popen([sys.executable, "-m", "server.query_host", str(theirs.fileno()),
+                                             str(self.runner.memory_mb)],
                                             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL)
         finally:

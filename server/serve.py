@@ -29,7 +29,7 @@ def demo_store(*, progress: bool = False) -> Store:
 def app_config(args) -> dict:
     return {"SPARQL_TIMEOUT": args.sparql_timeout, "SPARQL_ROW_CAP": args.row_cap, "MAX_FACTS": args.max_facts,
             "SPARQL_WORKERS": args.sparql_workers, "SPARQL_QUEUE": args.sparql_queue, "SPARQL_WARM": True,
-            "SERVICE_ALLOW": list(args.service_allow),
+            "SERVICE_ALLOW": list(args.service_allow), "SPARQL_MEMORY_MB": args.sparql_memory,
             "CONNECTION_LIMIT": args.connection_limit, "IDLE_TIMEOUT": args.idle_timeout,
             "RELEASES_DIR": args.releases, "SCENARIO_DIR": args.scenarios,
             "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}

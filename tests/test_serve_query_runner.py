@@ -141,7 +141,22 @@ def test_a_query_process_that_crashes_costs_only_that_query(runner):
     crashed = runner._hosts[0].process
     os.kill(crashed.pid, signal.SIGSEGV)
     thread.join(timeout=60)
-    assert outcome["refused"].status == 400 and "failed on this query" in outcome["refused"].message
+    assert outcome["refused"].status == 400 and "stopped on this query" in outcome["refused"].message
     assert crashed.poll() == -signal.SIGSEGV
     assert runner.run(COUNT, "json", "turtle").rows == 1
     assert runner._hosts[0].process.pid != crashed.pid
+
+
+def test_a_query_past_its_memory_limit_fails_alone(demo_kb_store):
+    """A sorted cartesian product grows by hundreds of MB a second: it must fail in its own process
+    at the memory limit, not take the machine's memory."""
+    from server.query_runner import QueryRefused, QueryRunner
+
+    made = QueryRunner(demo_kb_store, timeout=120, row_cap=10, workers=1, memory_mb=256)
+    try:
+        with pytest.raises(QueryRefused) as refused:
+            made.run("SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a LIMIT 1", "json", "turtle")
+        assert refused.value.status == 400 and "memory limit of 256 MB" in refused.value.message
+        assert made.run(COUNT, "json", "turtle").rows == 1
+    finally:
+        made.close()
