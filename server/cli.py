@@ -347,8 +347,9 @@ def cmd_serve(args) -> int:
     if args.store or args.endpoint:
         if args.store and not Path(args.store).exists():
             raise CliError(f"--store: {args.store} does not exist (load something into it first)")
-        # Workers share the store: RocksDB lets many processes open it read-only, only one read-write.
-        store = open_store(args.store, args.endpoint, read_only=bool(worker and args.store))
+        # Read-only, as the workers and every reading command: RocksDB lets many processes open a
+        # store that way, only one read-write (and a load waits until the readers are gone).
+        store = open_store(args.store, args.endpoint, read_only=bool(args.store))
     else:
         if not worker:
             print("No --store or --endpoint: serving the bundled demo KB from memory.", flush=True)

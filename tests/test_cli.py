@@ -169,8 +169,12 @@ HOLDER = """
 import sys, time
 from pathlib import Path
 from server.cli import _reading_store, build_parser
+from sparql.store import open_store
 
-store = _reading_store(build_parser().parse_args(sys.argv[1:-2]))
+if sys.argv[1] == "--write":  # as a load does
+    store = open_store(sys.argv[2])
+else:
+    store = _reading_store(build_parser().parse_args(sys.argv[1:-2]))
 store.triple_count()
 ready, release = Path(sys.argv[-2]), Path(sys.argv[-1])
 ready.write_text("open")
@@ -190,28 +194,50 @@ def wait_for(condition, what, process, seconds=120):
         time.sleep(0.05)
 
 
+def hold_store(tmp_path, *args):
+    """A process that opens the store as ``args`` say and keeps it open until told."""
+    ready, release = tmp_path / "ready", tmp_path / "release"
+    ready.unlink(missing_ok=True)
+    release.unlink(missing_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, *map(str, args), str(ready), str(release)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(ready.exists, "open store", holder)
+
+    def done():
+        release.write_text("done")
+        _, err = holder.communicate(timeout=60)
+        assert holder.returncode == 0, err
+
+    return done
+
+
 def test_reading_commands_run_while_another_reads_the_store(tmp_path, small_kb):
     store = tmp_path / "store"
     factforge("load", small_kb, "--store", store)
     factforge("profile", "--store", store)  # fills the statistics cache, as a first reader does
-    ready, release = tmp_path / "ready", tmp_path / "release"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, "generate", "--store", str(store), "--predicate",
-                               "http://example.org/knows", "--out", str(tmp_path / "held"), str(ready), str(release)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    other = tmp_path / "other.ttl"
+    other.write_text("<http://example.org/dave> <http://example.org/knows> <http://example.org/alice> .\n")
+    release = hold_store(tmp_path, "generate", "--store", store, "--predicate", "http://example.org/knows",
+                         "--out", tmp_path / "held")
     try:
-        wait_for(ready.exists, "open store", holder)
         profile = json.loads(factforge("profile", "--store", store, "--predicate", "http://example.org/knows",
                                        "--json").stdout)
         assert profile["facts"] == 3
         assert factforge("query", "--store", store, "ASK { ?s ?p ?o }").stdout.strip() == "true"
         assert factforge("fingerprint", "--store", store).stdout.startswith("kb-")
+        # a load keeps the store to itself: not beside a reader
+        assert_clean_error(factforge("load", other, "--store", store, check=False), "another process")
     finally:
-        release.write_text("done")
-        holder.communicate(timeout=60)
-    assert holder.returncode == 0
-    other = tmp_path / "other.ttl"
-    other.write_text("<http://example.org/dave> <http://example.org/knows> <http://example.org/alice> .\n")
+        release()
     assert "1 triples added" in factforge("load", other, "--store", store).stdout
+
+    release = hold_store(tmp_path, "--write", store)
+    try:
+        assert_clean_error(factforge("profile", "--store", store, check=False), "another process is writing")
+    finally:
+        release()
+    after = json.loads(factforge("profile", "--store", store, "--predicate", "http://example.org/knows", "--json").stdout)
+    assert after["facts"] == 4
 
 
 def test_reading_commands_use_the_store_cache_when_read_only(tmp_path, small_kb):
