@@ -141,8 +141,9 @@ def audit_scenario(scenario, store=None, **options) -> dict:
                          **options)
 
 
-def audit_path(path, store=None, **options) -> dict:
-    """The report of a written scenario folder, a FactBench folder, or a labelled TSV/CSV/JSONL file."""
+def audit_path(path, store=None, *, skip_bad: bool = False, **options) -> dict:
+    """The report of a written scenario folder, a FactBench folder, or a labelled TSV/CSV/JSONL file.
+    ``skip_bad``: leave out FactBench models that cannot be read (named in ``source.skipped``)."""
     path = Path(path)
     if is_scenario_folder(path):
         files = read_scenario(path)
@@ -154,29 +155,35 @@ def audit_path(path, store=None, **options) -> dict:
         options.setdefault("seed", int(files.manifest.get("seed") or 0))
         return audit_records(files.records, reference=reference, answers=files.answers,
                              source={"kind": "scenario", "path": str(path)}, **options)
+    source = {"path": str(path)}
     if path.is_dir():
-        records = factbench_records(path)
-        kind = "factbench"
+        skipped = [] if skip_bad else None
+        records = factbench_records(path, skipped)
+        source["kind"] = "factbench"
+        if skipped:
+            source["skipped"] = skipped
     elif path.is_file():
         records = read_labelled(path)
-        kind = "labelled file"
+        source["kind"] = "labelled file"
     else:
         raise LabelledError(f"{path}: no such file or folder")
     reference = Reference.of(store) if store is not None else None
-    return audit_records(records, reference=reference, source={"kind": kind, "path": str(path)}, **options)
+    return audit_records(records, reference=reference, source=source, **options)
 
 
-def factbench_records(folder: Path) -> list[dict]:
+def factbench_records(folder: Path, skipped: list[str] | None = None) -> list[dict]:
     """One record per FactBench model, with the model's properties and literal datatypes as its
-    shape (``_shape``): what a system reading the model files sees besides the fact."""
+    shape (``_shape``): what a system reading the model files sees besides the fact. Given a
+    ``skipped`` list, models that cannot be read are left out and their errors appended there."""
     from pyoxigraph import Literal
 
     from sparql.factbench import _models
     from sparql.loading import LoadError
 
     records = []
+    bad: list[tuple[Path, str]] | None = [] if skipped is not None else None
     try:
-        for record, quads, _ in _models(folder, False):
+        for record, quads, _ in _models(folder, False, bad):
             shape = set()
             for quad in quads:
                 shape.add(f"property:{compact(quad.predicate)}")
@@ -188,6 +195,8 @@ def factbench_records(folder: Path) -> list[dict]:
                             "_shape": sorted(shape)})
     except LoadError as error:
         raise LabelledError(str(error)) from None
+    if skipped is not None:
+        skipped.extend(message for _, message in bad)
     return records
 
 
@@ -209,4 +218,5 @@ def summary_lines(report: dict) -> list[str]:
         lines.append(f"  strongest shape feature: {name} (NPMI with true {value['npmi_true']:+.2f}, "
                      f"with false {value['npmi_false']:+.2f}, {value['support']} facts)")
     lines += [f"  reason: {reason}" for reason in report["reasons"]]
+    lines += [f"  skipped (cannot be read): {message}" for message in report.get("source", {}).get("skipped", [])]
     return lines

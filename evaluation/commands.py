@@ -54,6 +54,8 @@ def register(subparsers) -> None:
     audit.add_argument("--drift-threshold", type=float, default=None,
                        help="flag one alternative predicate/path above this share of the false facts (0.75)")
     audit.add_argument("--seed", type=int, default=None, help="seed of the cross-validation folds")
+    audit.add_argument("--skip-bad", action="store_true",
+                       help="for a FactBench folder: leave out (and name) models that cannot be read")
     audit.add_argument("--json", action="store_true", help="print the whole report as JSON")
     audit.set_defaults(func=cmd_audit)
 
@@ -154,7 +156,7 @@ def cmd_audit(args) -> int:
 
     options = {k: v for k, v in (("auroc_threshold", args.auroc_threshold),
                                  ("drift_threshold", args.drift_threshold), ("seed", args.seed)) if v is not None}
-    report = audit_path(args.path, _optional_store(args), **options)
+    report = audit_path(args.path, _optional_store(args), skip_bad=args.skip_bad, **options)
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
     else:

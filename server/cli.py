@@ -39,11 +39,14 @@ def _store_options(parser: argparse.ArgumentParser, *, required: bool = False) -
 
 
 def _reading_store(args) -> Store:
+    """The KB of a command that only reads it. Read-only, as RocksDB lets many processes open a
+    store that way at once (a read-write open locks it): a long generate does not keep a profile
+    out. Statistics caches are still written, beside the store when this user may write there."""
     if not args.store and not args.endpoint:
         raise CliError("give --store DIR or --endpoint URL (or set FACTFORGE_STORE)")
     if args.store and not Path(args.store).exists():
         raise CliError(f"--store: {args.store} does not exist (load something into it first)")
-    return open_store(args.store, args.endpoint)
+    return open_store(args.store, args.endpoint, read_only=bool(args.store))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--factbench", action="store_true", help="the argument is a FactBench folder")
     load.add_argument("--correct-only", action="store_true",
                       help="with --factbench: load only the true models (a KB to generate from)")
+    load.add_argument("--skip-bad", action="store_true",
+                      help="with --factbench: leave out (and name) models that cannot be read, load the rest "
+                           "(default: all or nothing)")
     load.set_defaults(func=cmd_load)
 
     profile = sub.add_parser("profile", help="per-predicate profile of the KB (or of one predicate)")
@@ -202,6 +208,10 @@ def cmd_load(args) -> int:
 
     if not args.store:
         raise CliError("load: give --store DIR (or set FACTFORGE_STORE)")
+    if args.skip_bad and not args.factbench:
+        raise CliError("--skip-bad: only with --factbench (other loads are all or nothing)")
+    if not args.factbench:
+        _refuse_folders(args.files)
     store = open_store(args.store)
     before = store.triple_count()
     if args.factbench:
@@ -209,9 +219,12 @@ def cmd_load(args) -> int:
 
         if len(args.files) != 1:
             raise CliError("load --factbench takes one folder")
+        skipped = [] if args.skip_bad else None
         records, report = load_factbench(store, args.files[0], graph=args.graph, progress=not args.quiet,
-                                         correct_only=args.correct_only)
-        print(f"{len(records)} FactBench facts")
+                                         correct_only=args.correct_only, skipped=skipped)
+        for message in skipped or []:
+            print(f"factforge: skipped {message}", file=sys.stderr)
+        print(f"{len(records)} FactBench facts" + (f" ({len(skipped)} models skipped)" if skipped else ""))
     elif args.tsv:
         from sparql.kge import load_kge_tsv
 
@@ -224,6 +237,18 @@ def cmd_load(args) -> int:
     print(f"{after - before} triples added in {report.seconds:.1f} s ({rate:,.0f}/s); {after} in the store")
     print(f"fingerprint {store.fingerprint()}")
     return 0
+
+
+def _refuse_folders(files: list[str]) -> None:
+    """A folder given as a file: say what it is, before the store is opened."""
+    from sparql.factbench import is_factbench_folder
+
+    for name in files:
+        if Path(name).is_dir():
+            if is_factbench_folder(Path(name)):
+                raise CliError(f"{name}: a FactBench folder (correct/, wrong/ of Turtle models); "
+                               f"load it with --factbench")
+            raise CliError(f"{name}: a folder, not a file; give the files in it")
 
 
 def cmd_profile(args) -> int:
@@ -350,8 +375,9 @@ def cmd_serve(args) -> int:
     if args.store or args.endpoint:
         if args.store and not Path(args.store).exists():
             raise CliError(f"--store: {args.store} does not exist (load something into it first)")
-        # The server only reads: it, its query processes and the workers of --workers N open the store
-        # read-only, which RocksDB allows many processes to do at once.
+        # The server only reads: it, its query processes, the workers of --workers N and every reading
+        # command open the store read-only, which RocksDB allows many processes to do at once (and a
+        # load waits until the readers are gone).
         store = open_store(args.store, args.endpoint, read_only=bool(args.store))
     else:
         if not worker:

@@ -5,12 +5,19 @@ On disk, a factforge store is a directory::
     DIR/oxigraph/     the Oxigraph (RocksDB) database
     DIR/meta.json     what was loaded (file digests, graphs), from which the fingerprint follows
     DIR/cache/        statistics cached by fingerprint
+    DIR/access.lock   held shared by every read-only open, exclusively by a read-write one
 
 A directory that is itself an Oxigraph database (made by ``oxigraph load`` or ``serve``) opens
 too; it has no load record, so its fingerprint is computed from its content once.
+
+RocksDB locks a database against a second read-write open only: read-only opens (many processes
+may read at once) ignore that lock, and a load beside them would change or, when it fails and
+restores its snapshot, remove files they read. ``access.lock`` keeps a read-write open (a load)
+and read-only ones apart.
 """
 from __future__ import annotations
 
+import fcntl
 import gc
 import json
 import os
@@ -45,6 +52,7 @@ class EmbeddedStore(Store):
         self.read_only = read_only
         self._memory_meta: dict = {"loads": []}
         self._fingerprint: str | None = None
+        self._lock: int | None = None
         self._db = self._open()
 
     # --- layout -------------------------------------------------------------------------------
@@ -67,16 +75,49 @@ class EmbeddedStore(Store):
             if self.read_only:
                 if not self.db_path.exists():
                     raise StoreError(f"{self.path}: no factforge store here (load something first)")
+                self._take_lock()
                 return ox.Store.read_only(str(self.db_path))
             self.db_path.mkdir(parents=True, exist_ok=True)
+            self._take_lock()
             return ox.Store(str(self.db_path))
         except OSError as error:
+            self._release_lock()
             raise StoreError(f"{self.path}: cannot open the store ({error})") from None
+
+    def _take_lock(self) -> None:
+        if self._lock is not None or self.is_bare:  # bare: not factforge's folder, nothing of ours goes in
+            return
+        try:
+            fd = os.open(self.path / "access.lock", os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError:
+            if not self.read_only:
+                raise
+            return  # a store this user may only read, loaded before the lock existed: read unguarded
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if self.read_only:
+                raise StoreError(f"{self.path}: another process is writing to the store (a load); "
+                                 f"try again when it is done") from None
+            raise StoreError(f"{self.path}: the store is open in another process (a reading command or a "
+                             f"server); a load needs it to itself") from None
+        self._lock = fd
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def close(self) -> None:
         """Release the database (pyoxigraph closes it when the last reference goes)."""
         self._db = None
         gc.collect()
+        self._release_lock()
+
+    def __del__(self):
+        if getattr(self, "_lock", None) is not None:
+            self._release_lock()
 
     def reopen(self) -> None:
         self.close()
@@ -193,7 +234,8 @@ class EmbeddedStore(Store):
 
     def restore(self, snapshot: Path) -> None:
         """Put a snapshot back in place of the database, as it was when taken."""
-        self.close()
+        self._db = None  # closed, but still locked against readers until restored
+        gc.collect()
         shutil.rmtree(self.db_path)
         os.replace(snapshot, self.db_path)
         self._db = self._open()

@@ -29,6 +29,10 @@ models give dates as ``xsd:gYear`` only, correct ones mostly as ``xsd:date`` or 
 the same subject, predicate and object as a correct fact and differ only in their years; and
 the ``mix`` models repeat facts of the other kinds (738 of 780 files byte for byte).
 
+In the 1.0 test split some ``wrong/domain/subsidiary`` models state a company as its own
+subsidiary: the entity node is then also the statement node's object, so both are linked to and
+state something; the statement node is the one without labels or sameAs.
+
 Read literally, as here, publicationDate facts point the wrong way: the author is linked to the
 statement node, which carries ``dbo:author`` to the book (Isaac Asimov dbo:author The Caves of
 Steel). Empty labels (one wrong model has ``""@en``, ``""@de``, ``""@fr``) are left out of
@@ -83,15 +87,25 @@ class FactRecord:
     source_file: str = ""
 
 
-def read_factbench(folder: str | os.PathLike, *, progress: bool = False) -> list[FactRecord]:
+def read_factbench(folder: str | os.PathLike, *, progress: bool = False,
+                   skipped: list[str] | None = None) -> list[FactRecord]:
     """Every model under ``folder`` (a split such as ``factbench/train``, or a folder of splits),
-    sorted by source file path. A malformed file raises ``LoadError`` naming it (and the line)."""
-    return [record for record, _, _ in _models(Path(folder), progress)]
+    sorted by source file path. A malformed file raises ``LoadError`` naming it (and the line);
+    given a ``skipped`` list, its error is appended there instead and the other models are read."""
+    bad: list[tuple[Path, str]] | None = [] if skipped is not None else None
+    records = [record for record, _, _ in _models(Path(folder), progress, bad)]
+    if skipped is not None:
+        skipped.extend(message for _, message in bad)
+    return records
 
 
 def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: str | None = None,
-                   progress: bool = True, correct_only: bool = False) -> tuple[list[FactRecord], LoadReport]:
+                   progress: bool = True, correct_only: bool = False,
+                   skipped: list[str] | None = None) -> tuple[list[FactRecord], LoadReport]:
     """Read every model under ``folder`` and load them all into ``store``, or none.
+
+    Given a ``skipped`` list, a model that cannot be read is left out and its error appended
+    there (the load record names it too); the others are loaded, still all or none.
 
     ``correct_only`` loads only the true models (every record is still returned): a KB to
     generate scenarios from must not hold FactBench's false facts as direct triples.
@@ -114,9 +128,10 @@ def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: st
     tmp = Path(handle.name)
     records: list[FactRecord] = []
     sources = hashlib.sha256()
+    bad: list[tuple[Path, str]] | None = [] if skipped is not None else None
     try:
         with handle:
-            for index, (record, quads, digest) in enumerate(_models(folder, progress)):
+            for index, (record, quads, digest) in enumerate(_models(folder, progress, bad)):
                 records.append(record)
                 if correct_only and not record.label:
                     continue
@@ -136,10 +151,14 @@ def load_factbench(store: EmbeddedStore, folder: str | os.PathLike, *, graph: st
                   "models": sum(r.label for r in records) if correct_only else len(records),
                   "sources_sha256": sources.hexdigest(),
                   "graphs": graph if graph is not None else GRAPH_BASE + "<split>/<model path>"}
+        if bad:
+            origin["skipped"] = [path.relative_to(folder).as_posix() for path, _ in bad]
         report = load_files(store, [tmp], graph=graph, rdf_format="nt" if graph is not None else "nq",
                             progress=progress, origin=origin)
     finally:
         tmp.unlink(missing_ok=True)
+    if skipped is not None:
+        skipped.extend(message for _, message in bad)
     return records, report
 
 
@@ -162,8 +181,17 @@ def year(value: str | None) -> int | None:
 
 # --- reading ---------------------------------------------------------------------------------
 
-def _model_files(folder: Path) -> list[tuple[Path, tuple[str, ...], str]]:
-    """(file, parts below the split, split name) of every model, sorted by path."""
+def is_factbench_folder(folder: Path) -> bool:
+    """Whether ``folder`` looks like a FactBench split (correct/, wrong/) or a folder of splits."""
+    folder = Path(folder)
+    return folder.is_dir() and any(
+        (base / name).is_dir() for base in [folder, *(p for p in folder.iterdir() if p.is_dir())]
+        for name in ("correct", "wrong"))
+
+
+def _model_files(folder: Path, bad: list[tuple[Path, str]] | None = None) -> list[tuple[Path, tuple[str, ...], str]]:
+    """(file, parts below the split, split name) of every model, sorted by path; with ``bad``,
+    a file outside the layout is listed there instead of raising."""
     if not folder.is_dir():
         raise LoadError(f"{folder}: no such folder")
     found = []
@@ -174,7 +202,10 @@ def _model_files(folder: Path) -> list[tuple[Path, tuple[str, ...], str]]:
         elif len(parts) > 1 and parts[1] in ("correct", "wrong"):
             found.append((path, parts[1:], parts[0]))
         else:
-            raise LoadError(f"{path}: not in the FactBench layout (<split>/correct|wrong/...)")
+            message = f"{path}: not in the FactBench layout (<split>/correct|wrong/...)"
+            if bad is None:
+                raise LoadError(message)
+            bad.append((path, message))
     if not found:
         raise LoadError(f"{folder}: no FactBench model (*.ttl) here")
     found.sort(key=lambda item: item[0].relative_to(folder).as_posix())
@@ -194,23 +225,38 @@ def _classify(path: Path, parts: tuple[str, ...]) -> tuple[bool, str | None, str
                     f"or wrong/mix/<kind>/<relation>/)")
 
 
-def _models(folder: Path, progress: bool):
-    """(record, quads, sha256 of the file) of every model, in path order."""
-    files = _model_files(folder)
+def _models(folder: Path, progress: bool, bad: list[tuple[Path, str]] | None = None):
+    """(record, quads, sha256 of the file) of every model, in path order. A model that cannot be
+    read raises ``LoadError``; with ``bad``, it is listed there (path, error) and left out."""
+    files = _model_files(folder, bad)
     root = folder.resolve()
+    read = 0
     for path, parts, split in tqdm(files, desc="reading FactBench", unit="file", disable=not progress,
                                    leave=False):
-        label, kind, relation = _classify(path, parts)
-        data = path.read_bytes()
-        base = (root / path.relative_to(folder)).as_uri()
         try:
-            quads = list(ox.parse(data, format=ox.RdfFormat.TURTLE, base_iri=base))
-        except SyntaxError as error:
-            raise LoadError(_syntax_message(path, error)) from None
-        except ValueError as error:
-            raise LoadError(f"{path}: cannot read ({error})") from None
-        record = _record(path, quads, split=split, label=label, kind=kind, relation=relation)
-        yield record, quads, hashlib.sha256(data).hexdigest()
+            model = _model(path, parts, split, (root / path.relative_to(folder)).as_uri())
+        except LoadError as error:
+            if bad is None:
+                raise
+            bad.append((path, str(error)))
+            continue
+        read += 1
+        yield model
+    if not read and bad:
+        raise LoadError(f"{folder}: no FactBench model could be read ({len(bad)} skipped: {bad[0][1]})")
+
+
+def _model(path: Path, parts: tuple[str, ...], split: str, base: str):
+    label, kind, relation = _classify(path, parts)
+    try:
+        data = path.read_bytes()
+        quads = list(ox.parse(data, format=ox.RdfFormat.TURTLE, base_iri=base))
+    except SyntaxError as error:
+        raise LoadError(_syntax_message(path, error)) from None
+    except (OSError, ValueError) as error:
+        raise LoadError(f"{path}: cannot read ({error})") from None
+    record = _record(path, quads, split=split, label=label, kind=kind, relation=relation)
+    return record, quads, hashlib.sha256(data).hexdigest()
 
 
 def _record(path: Path, quads: list[ox.Quad], **folders) -> FactRecord:
@@ -220,10 +266,12 @@ def _record(path: Path, quads: list[ox.Quad], **folders) -> FactRecord:
     outgoing: dict = {}   # node -> its triples other than labels, sameAs and dates
     dates: dict = {}      # node -> {dbo:from: [values], dbo:to: [values]}
     incoming: dict = {}   # node -> triples pointing at it, other than labels and sameAs
+    described = set()     # nodes with a label, an altLabel or a sameAs: entities
     labels: dict[str, dict[str, str]] = {}
     for q in quads:
         predicate = q.predicate.value
         if predicate in DESCRIPTIVE:
+            described.add(q.subject)
             if (predicate == RDFS_LABEL and isinstance(q.object, ox.Literal) and q.object.language
                     and q.object.value.strip()):  # one wrong model has ""@en, ""@de, ""@fr
                 labels.setdefault(q.subject.value, {}).setdefault(q.object.language, q.object.value)
@@ -234,10 +282,14 @@ def _record(path: Path, quads: list[ox.Quad], **folders) -> FactRecord:
         outgoing.setdefault(q.subject, []).append(q)
         if q.object != q.subject:
             incoming.setdefault(q.object, []).append(q)
-    # The statement node: linked to from another node, and itself stating the fact.
-    statements = [node for node in outgoing if node in incoming]
+    # The statement node: linked to from another node, and itself stating the fact. Where the
+    # fact's object is its subject too (FactBench 1.0's test split states companies as their own
+    # subsidiaries), the entity is linked to and states the link as well; the statement node is
+    # then the one that is not described, as entities are in every model.
+    candidates = [node for node in outgoing if node in incoming]
+    statements = [node for node in candidates if node not in described] if len(candidates) > 1 else candidates
     if len(statements) != 1:
-        raise bad(f"expected one statement node (linked to, and stating a fact), found {len(statements)}")
+        raise bad(f"expected one statement node (linked to, and stating a fact), found {len(candidates)}")
     statement = statements[0]
     links, facts = incoming[statement], outgoing[statement]
     if len(links) != 1:

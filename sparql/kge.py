@@ -90,7 +90,7 @@ def load_kge_tsv(store: EmbeddedStore, paths: Iterable[str | os.PathLike] | str 
     type_file = Path(types) if types is not None else None
     for path in files + ([type_file] if type_file else []):
         if not path.is_file():
-            raise LoadError(f"{path}: no such file")
+            raise LoadError(f"{path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
     bases = {
         "entity_base": _base(entity_base, "entity_base"),
         "relation_base": _base(relation_base, "relation_base"),

@@ -151,7 +151,7 @@ def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, grap
         raise LoadError("no file to load")
     for path in files:
         if not path.is_file():
-            raise LoadError(f"{path}: no such file")
+            raise LoadError(f"{path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
         if not os.access(path, os.R_OK):
             raise LoadError(f"{path}: not readable")
     plan = [(path, detect_format(path, rdf_format)) for path in files]

@@ -351,11 +351,14 @@ def _table_name(entry: dict) -> str:
 
 def scan_load(store, entry: dict) -> QuadTable:
     """Scan the file a load entry names, if it still holds what was loaded, and keep the table."""
-    from .loading import COMPRESSIONS, detect_format
+    from .loading import COMPRESSIONS, FORMATS, detect_format
 
     source = Path(entry["file"])
     if entry.get("lenient") or not source.is_file():
         raise Unsupported(f"{source}: no file to read, or read leniently")
+    if entry.get("format") is not None and entry["format"].lower() not in FORMATS:
+        # kge-tsv, factbench: the file named is the source the loaded N-Triples were made from
+        raise Unsupported(f"{source}: loaded as {entry['format']}, not as RDF")
     table = scan(source, detect_format(source, entry.get("format")), entry.get("graph"),
                  opener=COMPRESSIONS.get(source.suffix.lower(), open), base_iri=source.resolve().as_uri(),
                  sha256=entry["sha256"])

@@ -108,3 +108,142 @@ def test_generate_refuses_a_bad_format_or_a_used_folder_before_working(tmp_path,
     assert_clean_error(factforge(*common, "--out", used, check=False), "--out")
     assert [p.name for p in used.iterdir()] == ["keep.txt"] and (used / "keep.txt").read_text() == "mine"
 
+
+
+# --- FactBench folders ---------------------------------------------------------------------------
+
+def factbench_folder(tmp_path):
+    """A small FactBench split: a company stated as its own subsidiary (as in FactBench 1.0's test
+    split), one model of each label for the audit, and one model that cannot be read."""
+    from test_factbench import SELF_SUBSIDIARY, write_model
+
+    root = tmp_path / "factbench" / "test"
+    write_model(root, "wrong/domain/subsidiary/subsidiary_00000.ttl", SELF_SUBSIDIARY)
+    write_model(root, "correct/subsidiary/subsidiary_00000.ttl", SELF_SUBSIDIARY.replace(
+        "<http://defacto.aksw.org/bnode/property>", "dbo:acquisition").replace(
+        "dbo:subsidiary  <http://rdf.freebase.com/ns/m.0test1>", "dbo:subsidiary  <http://rdf.freebase.com/ns/m.0test2>"))
+    return root
+
+
+def test_load_factbench_with_a_self_subsidiary_and_skip_bad(tmp_path):
+    root = factbench_folder(tmp_path)
+    store = tmp_path / "store"
+    out = factforge("load", "--factbench", root, "--store", store).stdout
+    assert "2 FactBench facts" in out
+    audit = factforge("audit", root, check=False)
+    assert audit.returncode in (0, 3) and "2 facts (1 true, 1 false)" in audit.stdout, audit.stderr
+
+    bad = root / "wrong" / "domain" / "subsidiary" / "subsidiary_00001.ttl"
+    bad.write_text("<http://a> <http://b> <oops\n")
+    other = tmp_path / "other"
+    assert_clean_error(factforge("load", "--factbench", root, "--store", other, check=False),
+                       "subsidiary_00001.ttl", "line 1")
+    assert_clean_error(factforge("audit", root, check=False), "subsidiary_00001.ttl")
+    assert not (other / "meta.json").exists()
+
+    result = factforge("load", "--factbench", root, "--store", other, "--skip-bad")
+    assert "2 FactBench facts" in result.stdout
+    assert result.stderr.count("subsidiary_00001.ttl") == 1 and "skipped" in result.stderr
+    assert factforge("fingerprint", "--store", other).stdout == factforge("fingerprint", "--store", store).stdout
+    audit = factforge("audit", root, "--skip-bad", check=False)
+    assert audit.returncode in (0, 3) and "2 facts (1 true, 1 false)" in audit.stdout, audit.stderr
+    assert "subsidiary_00001.ttl" in audit.stdout
+    assert_clean_error(factforge("load", root, "--store", other, "--skip-bad", check=False), "--skip-bad", "--factbench")
+
+
+def test_loading_a_factbench_folder_without_the_flag_says_what_it_is(tmp_path):
+    root = factbench_folder(tmp_path)
+    for folder in (root, root.parent):  # a split, or a folder of splits
+        assert_clean_error(factforge("load", folder, "--store", tmp_path / "store", check=False),
+                           str(folder), "FactBench", "--factbench")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert_clean_error(factforge("load", plain, "--store", tmp_path / "store", check=False), "plain", "folder")
+    assert_clean_error(factforge("load", "--tsv", plain, "--store", tmp_path / "store", check=False), "folder")
+    assert not (tmp_path / "store" / "meta.json").exists()
+
+
+# --- reading commands share the store --------------------------------------------------------------
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from server.cli import _reading_store, build_parser
+from sparql.store import open_store
+
+if sys.argv[1] == "--write":  # as a load does
+    store = open_store(sys.argv[2])
+else:
+    store = _reading_store(build_parser().parse_args(sys.argv[1:-2]))
+store.triple_count()
+ready, release = Path(sys.argv[-2]), Path(sys.argv[-1])
+ready.write_text("open")
+deadline = time.monotonic() + 120
+while not release.exists() and time.monotonic() < deadline:
+    time.sleep(0.05)
+"""
+
+
+def wait_for(condition, what, process, seconds=120):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert process.poll() is None, f"the holder ended before {what}: {process.communicate()}"
+        assert time.monotonic() < deadline, f"no {what} within {seconds} s"
+        time.sleep(0.05)
+
+
+def hold_store(tmp_path, *args):
+    """A process that opens the store as ``args`` say and keeps it open until told."""
+    ready, release = tmp_path / "ready", tmp_path / "release"
+    ready.unlink(missing_ok=True)
+    release.unlink(missing_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, *map(str, args), str(ready), str(release)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(ready.exists, "open store", holder)
+
+    def done():
+        release.write_text("done")
+        _, err = holder.communicate(timeout=60)
+        assert holder.returncode == 0, err
+
+    return done
+
+
+def test_reading_commands_run_while_another_reads_the_store(tmp_path, small_kb):
+    store = tmp_path / "store"
+    factforge("load", small_kb, "--store", store)
+    factforge("profile", "--store", store)  # fills the statistics cache, as a first reader does
+    other = tmp_path / "other.ttl"
+    other.write_text("<http://example.org/dave> <http://example.org/knows> <http://example.org/alice> .\n")
+    release = hold_store(tmp_path, "generate", "--store", store, "--predicate", "http://example.org/knows",
+                         "--out", tmp_path / "held")
+    try:
+        profile = json.loads(factforge("profile", "--store", store, "--predicate", "http://example.org/knows",
+                                       "--json").stdout)
+        assert profile["facts"] == 3
+        assert factforge("query", "--store", store, "ASK { ?s ?p ?o }").stdout.strip() == "true"
+        assert factforge("fingerprint", "--store", store).stdout.startswith("kb-")
+        # a load keeps the store to itself: not beside a reader
+        assert_clean_error(factforge("load", other, "--store", store, check=False), "another process")
+    finally:
+        release()
+    assert "1 triples added" in factforge("load", other, "--store", store).stdout
+
+    release = hold_store(tmp_path, "--write", store)
+    try:
+        assert_clean_error(factforge("profile", "--store", store, check=False), "another process is writing")
+    finally:
+        release()
+    after = json.loads(factforge("profile", "--store", store, "--predicate", "http://example.org/knows", "--json").stdout)
+    assert after["facts"] == 4
+
+
+def test_reading_commands_use_the_store_cache_when_read_only(tmp_path, small_kb):
+    store = tmp_path / "store"
+    factforge("load", small_kb, "--store", store)
+    cache = store / "cache"
+    assert not cache.exists() or not any(cache.rglob("*"))
+    factforge("profile", "--store", store)
+    assert any(p.is_file() for p in cache.rglob("*")), "a read-only reader still fills the store's own cache"

@@ -265,3 +265,90 @@ def test_blank_statement_node_and_other_date_types(tmp_path):
         fingerprints.add(store.fingerprint())
     assert len(fingerprints) == 1, "blank node ids are stable, so the fingerprint is"
     assert store.named_graphs() == ["https://w3id.org/factforge/graph/factbench/test/correct/birth/birth_00000"]
+
+
+# A model of FactBench 1.0's test split (wrong/domain/subsidiary): the domain corruption drew the
+# fact's own object as the new subject, so one company is stated as its own subsidiary and the
+# entity node is also the object of the statement node.
+SELF_SUBSIDIARY = """@prefix rdfs:  <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix dbo:   <http://dbpedia.org/ontology/> .
+@prefix owl:   <http://www.w3.org/2002/07/owl#> .
+@prefix xsd:   <http://www.w3.org/2001/XMLSchema#> .
+@prefix skos:  <http://www.w3.org/2004/02/skos/core#> .
+
+<http://rdf.freebase.com/ns/m.0test1>
+        rdfs:label     "Acme Holdings"@en , "Acme Holdings"@fr , "Acme Holdings"@de ;
+        <http://defacto.aksw.org/bnode/property>
+                <http://rdf.freebase.com/ns/m.0test1__1> ;
+        owl:sameAs     <http://dbpedia.org/resource/Acme_Holdings> ;
+        skos:altLabel  "Acme"@en , "Acme Inc."@de .
+
+<http://rdf.freebase.com/ns/m.0test1__1>
+        dbo:from        "2004"^^xsd:gYear ;
+        dbo:subsidiary  <http://rdf.freebase.com/ns/m.0test1> ;
+        dbo:to          "2004"^^xsd:gYear .
+"""
+ACME = "http://rdf.freebase.com/ns/m.0test1"
+
+
+def write_model(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_company_stated_as_its_own_subsidiary_reads_and_loads(tmp_path):
+    root = tmp_path / "factbench" / "test"
+    write_model(root, "wrong/domain/subsidiary/subsidiary_00000.ttl", SELF_SUBSIDIARY)
+    (record,) = read_factbench(root)
+    assert (record.subject, record.predicate, record.object) == (ACME, "http://dbpedia.org/ontology/subsidiary", ACME)
+    assert (record.start, record.end, record.label, record.kind, record.split) == ("2004", "2004", False, "domain", "test")
+    assert record.labels == {ACME: {"en": "Acme Holdings", "fr": "Acme Holdings", "de": "Acme Holdings"}}
+
+    store = EmbeddedStore(tmp_path / "kb")
+    load_factbench(store, root, progress=False)
+    graph = NamedNode(model_graph(record))
+    assert list(store.db.quads_for_pattern(NamedNode(ACME), NamedNode(record.predicate), NamedNode(ACME), graph))
+
+
+def test_two_fact_stating_nodes_that_are_both_described_are_still_refused(tmp_path):
+    # Only an undescribed (no label, no sameAs) node can be the statement node: two labelled
+    # entities pointing at each other are no FactBench model.
+    root = tmp_path / "factbench" / "test"
+    bad = write_model(root, "correct/subsidiary/subsidiary_00000.ttl", SELF_SUBSIDIARY.replace(
+        "<http://rdf.freebase.com/ns/m.0test1__1>\n        dbo:from",
+        "<http://rdf.freebase.com/ns/m.0test1__1>\n        rdfs:label \"a statement\"@en ;\n        dbo:from"))
+    with pytest.raises(LoadError, match="expected one statement node") as caught:
+        read_factbench(root)
+    assert str(bad) in str(caught.value)
+
+
+def test_skipping_bad_models_names_them_and_loads_the_rest(subset, tmp_path):
+    bad = write_model(subset, "correct/death/death_99999.ttl",
+                      "@prefix dbo: <http://dbpedia.org/ontology/> .\n<http://a> dbo:x <http://b> .\n")
+    broken = write_model(subset, "wrong/date/death/death_99999.ttl", "<http://a> <http://b> <oops\n")
+    store = EmbeddedStore(tmp_path / "kb")
+    with pytest.raises(LoadError):  # the default stays all or nothing
+        load_factbench(store, subset, progress=False)
+    assert store.triple_count() == 0 and store.meta() == {"loads": []}
+
+    skipped: list[str] = []
+    records, report = load_factbench(store, subset, progress=False, skipped=skipped)
+    assert [Path(r.source_file).relative_to(subset).as_posix() for r in records] == sorted(SUBSET)
+    assert len(skipped) == 2
+    assert str(bad) in skipped[0] and "not a FactBench model" in skipped[0]
+    assert str(broken) in skipped[1] and "line 1" in skipped[1]
+    assert report.files[0]["skipped"] == ["correct/death/death_99999.ttl", "wrong/date/death/death_99999.ttl"]
+    assert set(store.named_graphs()) == {model_graph(r) for r in records}
+
+    read_skipped: list[str] = []
+    assert [r.source_file for r in read_factbench(subset, skipped=read_skipped)] == [r.source_file for r in records]
+    assert read_skipped == skipped
+
+
+def test_skipping_when_nothing_can_be_read_is_an_error(tmp_path):
+    root = tmp_path / "factbench" / "train"
+    write_model(root, "correct/death/death_00000.ttl", "<http://a> <http://b> <oops\n")
+    with pytest.raises(LoadError, match="no FactBench model could be read"):
+        read_factbench(root, skipped=[])

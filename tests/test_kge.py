@@ -221,3 +221,25 @@ def test_local_to_iri_always_gives_a_valid_iri_that_decodes_back(local):
     assert local_to_iri("", encoded) == encoded  # never encoded twice
     if "%" not in local:
         assert unquote(encoded, errors="strict") == local
+
+
+# --- a store loaded from one TSV file works for every reading command ----------------------------
+
+@pytest.mark.skipif(not CODEX.is_dir(), reason="../shared/data/codex-s not present")
+def test_one_tsv_file_store_profiles_generates_evaluates_and_audits(tmp_path):
+    """The README's CoDEx example: one TSV file (its load record names the TSV, not an RDF file)."""
+    from test_cli import factforge
+
+    store, out = tmp_path / "codex", tmp_path / "scenario"
+    factforge("load", "--tsv", CODEX / "train.txt", "--store", store, "--entity-base", WD,
+              "--relation-base", WD, "--types", CODEX / "entity2types.json")
+    profile = json.loads(factforge("profile", "--store", store, "--predicate", f"{WD}P27", "--json").stdout)
+    assert profile["facts"] > 100
+    assert "P27" in factforge("profile", "--store", store).stdout
+    factforge("generate", "--store", store, "--predicate", f"{WD}P106", "--size", "40", "--train-size", "20",
+              "--transparency", "1", "--out", out)
+    assert (out / "test.tsv").is_file()
+    evaluated = factforge("evaluate", out, "--store", store, "--checker", "knowledge_linker", "--plots", tmp_path)
+    assert "knowledge_linker" in evaluated.stdout and "AUROC" in evaluated.stdout
+    audit = factforge("audit", out, "--store", store, check=False)
+    assert audit.returncode in (0, 3) and "60 facts" in audit.stdout, audit.stderr
