@@ -6,6 +6,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 from generators.spec import SpecError
 from generators.writers import RENDERERS
 from sparql import __version__, profiles
+from sparql.messages import shown
 from sparql.terms import TermError, iri
 
 from .errors import ApiError
@@ -26,7 +27,7 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ApiError(400, f"{name}: {raw!r} is not a whole number", name) from None
+        raise ApiError(400, f"{name}: {shown(raw)} is not a whole number", name) from None
     if not low <= value <= high:
         raise ApiError(400, f"{name}: must be between {low} and {high}", name)
     return value
@@ -40,7 +41,7 @@ def _bool_arg(name: str, default: bool) -> bool:
         return True
     if raw.lower() in ("0", "false", "no"):
         return False
-    raise ApiError(400, f"{name}: {raw!r} is not true or false", name)
+    raise ApiError(400, f"{name}: {shown(raw)} is not true or false", name)
 
 
 @api.get("/kb")
@@ -60,10 +61,11 @@ def predicates():
     text = request.args.get("q", "").lower()
     functionality = request.args.get("functionality")
     if functionality is not None and functionality not in FUNCTIONALITIES:
-        raise ApiError(400, f"functionality: {functionality!r} is not one of {', '.join(FUNCTIONALITIES)}", "functionality")
+        raise ApiError(400, f"functionality: {shown(functionality)} is not one of {', '.join(FUNCTIONALITIES)}",
+                       "functionality")
     sort = request.args.get("sort", "facts")
     if sort not in SORTS:
-        raise ApiError(400, f"sort: {sort!r} is not one of {', '.join(SORTS)}", "sort")
+        raise ApiError(400, f"sort: {shown(sort)} is not one of {', '.join(SORTS)}", "sort")
     min_facts = _int_arg("min_facts", 0, 0, 2**53)
     schema = _bool_arg("schema", False)
     limit = _int_arg("limit", 50, 1, 1000)
@@ -137,7 +139,7 @@ def job(job_id: str):
     if found is None:
         if state().scenarios.ready(job_id):
             return jsonify({**_scenario_body(job_id), "scenario_url": url_for("api.scenario", scenario_id=job_id)})
-        raise ApiError(404, f"job: no job {job_id!r} (jobs are kept while the server runs)", "job")
+        raise ApiError(404, f"job: no job {shown(job_id)} (jobs are kept while the server runs)", "job")
     body = {**found.to_dict(), "scenario_url": url_for("api.scenario", scenario_id=job_id)}
     if found.status == "done" and state().scenarios.ready(job_id):
         body.update(_scenario_body(job_id))  # what the 201 would have said, so a poller needs no second POST
@@ -152,7 +154,7 @@ def _folder(scenario_id: str):
         if pending is not None and pending.status in ("queued", "running"):
             raise ApiError(409, f"scenario {scenario_id} is still being made; see {url_for('api.job', job_id=scenario_id)}",
                            headers={"Retry-After": "1"})
-        raise ApiError(404, f"scenario: no scenario {scenario_id!r}; POST a spec to /api/scenarios", "id")
+        raise ApiError(404, f"scenario: no scenario {shown(scenario_id)}; POST a spec to /api/scenarios", "id")
     return folder
 
 
@@ -169,7 +171,7 @@ def scenario(scenario_id: str):
     name = choose(scenario_offers(), "json")
     split = request.args.get("split", "test")
     if split not in ("test", "train"):
-        raise ApiError(400, f"split: {split!r} is not test or train", "split")
+        raise ApiError(400, f"split: {shown(split)} is not test or train", "split")
     manifest = state().scenarios.manifest(scenario_id)
     filename = f"{split}.{RENDERERS[name].extension}"
     if filename not in manifest["files"]:

@@ -18,6 +18,7 @@ from flask import Blueprint, jsonify, request, send_from_directory, url_for
 from evaluation import evaluate_predictions
 from evaluation.labelled import LabelledError, read_scenario
 from evaluation.predictions import PredictionsError, _score, parse_predictions
+from sparql.messages import shown
 
 from . import openapi
 from .api import _folder
@@ -62,7 +63,7 @@ def _scores() -> tuple[dict[str, float], str]:
         if not isinstance(fact_id, str) or not fact_id:
             raise ApiError(422, f"{where}: field 'id' must be a non-empty string", "predictions")
         if fact_id in scores:
-            raise ApiError(422, f"{where}: field 'id': {fact_id!r} is scored twice", "predictions")
+            raise ApiError(422, f"{where}: field 'id': {shown(fact_id)} is scored twice", "predictions")
         scores[fact_id] = _score(where, value)
     return scores, data.get("name", "predictions")
 

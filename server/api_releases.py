@@ -18,6 +18,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 
 from generators.spec import ScenarioSpec
+from sparql.messages import shown
 from sparql.store import Store, StoreError
 
 from . import openapi, releases as lib
@@ -139,7 +140,7 @@ def _root() -> Path:
 def _archive(name: str) -> Path:
     """The archive of a finished release, or 404 (names are checked before they touch the disk)."""
     if not isinstance(name, str) or not lib.NAME_RE.fullmatch(name):
-        raise ApiError(404, f"release: no release {name!r}", "name")
+        raise ApiError(404, f"release: no release {shown(name)}", "name")
     path = lib.archive_path(_root(), name)
     if not path.is_file():
         job = _jobs().status(name)

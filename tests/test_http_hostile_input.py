@@ -1,0 +1,135 @@
+"""Input an attacker would send, through the real server (waitress on loopback): every answer is a
+4xx in the project's JSON error shape naming the field, short, and free of the server's paths."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+import requests
+
+from conftest import TEST_TOKEN
+
+HUGE = "1" * 400  # no float holds it; int(float(...)) on it raises OverflowError
+SPEC = {"predicate": "dbo:capital", "size": 20, "ambiguous": "random_walk", "seed": 11}
+INTEGERS = ("size", "max_path_length", "type_overlap", "train_size", "latest_year", "seed")
+FLOATS = ("ratio", "transparency", "homogeneity")
+LONGEST_MESSAGE = 400  # an error message echoes a summary of the input, never all of it
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """The real app on an on-disk store, with folders this module knows: (base URL, root folder)."""
+    from server.app import create_app
+    from server.cli import demo_kb_path
+    from server.serve import BackgroundServer
+    from sparql.loading import load_files
+    from sparql.store import open_store
+
+    root = tmp_path_factory.mktemp("hostile")
+    store = open_store(root / "store")
+    load_files(store, [demo_kb_path()], progress=False)
+    app = create_app(store, {"SCENARIO_DIR": root / "scenarios", "RELEASES_DIR": root / "releases",
+                             "TOKEN": TEST_TOKEN, "SPARQL_TIMEOUT": 10.0})
+    with BackgroundServer(app) as server:
+        yield server.url, root
+    store.close()
+
+
+def scenario_id(base: str, spec: dict) -> str:
+    response = requests.post(f"{base}/api/scenarios", json=spec, timeout=60)
+    deadline = time.monotonic() + 120
+    while response.status_code == 202 and time.monotonic() < deadline:
+        status = requests.get(base + response.json()["status_url"], timeout=60).json()
+        assert status["status"] in ("queued", "running", "done"), status
+        time.sleep(0.1)  # a poll interval, not a wait for a state: the loop ends on the state or the deadline
+        response = requests.post(f"{base}/api/scenarios", json=spec, timeout=60)
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def refused(response: requests.Response, status: int, field: str | None, root=None) -> dict:
+    """The JSON error of ``response``, checked: the status, the field, a short message, no path."""
+    assert response.status_code == status, response.text[:2000]
+    assert response.headers["Content-Type"].startswith("application/json"), response.headers
+    body = response.json()
+    assert body["ok"] is False and body["status"] == status
+    assert body.get("field") == field, body
+    assert len(body["error"]) <= LONGEST_MESSAGE, body["error"][:2000]
+    if root is not None:
+        assert str(root) not in response.text
+    return body
+
+
+# --- numbers no float holds --------------------------------------------------------------------
+@pytest.mark.parametrize("name", INTEGERS + FLOATS)
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_400_digit_number_in_a_spec_names_its_field(hostile, name, sign):
+    base, _root = hostile
+    body = '{"predicate": "dbo:capital", "%s": %s%s}' % (name, sign, HUGE)
+    response = requests.post(f"{base}/api/scenarios", data=body, timeout=30)
+    refused(response, 422, name)
+
+
+@pytest.mark.parametrize("name", ["size", "seed", "ratio"])
+def test_a_400_digit_number_in_a_release_spec_names_spec_and_field(hostile, name):
+    base, _root = hostile
+    body = '{"name": "huge-%s", "specs": [{"predicate": "dbo:capital", "%s": %s}]}' % (name, name, HUGE)
+    response = requests.post(f"{base}/api/releases", data=body, timeout=30,
+                             headers={"Authorization": f"Bearer {TEST_TOKEN}"})
+    refused(response, 422, f"specs[0].{name}")
+
+
+@pytest.mark.parametrize("name", ["limit", "offset", "min_facts"])
+def test_a_huge_number_in_a_query_parameter_names_it_briefly(hostile, name):
+    base, _root = hostile
+    for digits in (HUGE, "9" * 5000):  # past 4300 digits int() itself refuses the text
+        refused(requests.get(f"{base}/api/predicates", params={name: digits}, timeout=10), 400, name)
+
+
+def test_a_score_no_float_holds_is_refused(hostile):
+    base, _root = hostile
+    url = f"{base}/api/scenarios/{scenario_id(base, SPEC)}/evaluate"
+    refused(requests.post(url, data='{"predictions": {"te00001": %s}}' % HUGE,
+                          headers={"Content-Type": "application/json"}, timeout=30), 422, "predictions")
+    refused(requests.post(url, data='{"id": "te00001", "score": %s}\n' % HUGE,
+                          headers={"Content-Type": "application/x-ndjson"}, timeout=30), 422, "predictions")
+
+
+# --- nesting deeper than the parser's recursion --------------------------------------------------
+DEEP = 100_000
+
+
+def test_deeply_nested_json_bodies_are_400(hostile):
+    base, _root = hostile
+    evaluate = f"{base}/api/scenarios/{scenario_id(base, SPEC)}/evaluate"
+    json_type = {"Content-Type": "application/json"}
+    refused(requests.post(f"{base}/api/scenarios", data="[" * DEEP, headers=json_type, timeout=30), 400, "body")
+    body = '{"predicate": "dbo:capital", "seed": ' + "[" * DEEP
+    refused(requests.post(f"{base}/api/scenarios", data=body, headers=json_type, timeout=30), 400, "body")
+    refused(requests.post(evaluate, data='{"predictions": ' + "[" * DEEP, headers=json_type, timeout=30),
+            400, "predictions")
+    refused(requests.post(evaluate, data='{"id": ' + "[" * DEEP + "\n",
+                          headers={"Content-Type": "application/x-ndjson"}, timeout=30), 422, "predictions")
+    refused(requests.post(f"{base}/api/releases", data="[" * DEEP, timeout=30,
+                          headers={**json_type, "Authorization": f"Bearer {TEST_TOKEN}"}), 400, "body")
+
+
+@pytest.mark.parametrize("name", ["predicate", "seed", "popularity", "factbench"])
+def test_a_value_nested_as_deep_as_the_parser_allows_is_echoed_briefly(hostile, name):
+    """Nesting the parser accepts, but too deep to print in full."""
+    base, _root = hostile
+    depth = 900
+    body = '{"predicate": "dbo:capital", "%s": %s%s}' % (name, "[" * depth, "]" * depth)
+    refused(requests.post(f"{base}/api/scenarios", data=body, timeout=30), 422, name)
+
+
+def test_a_long_string_in_a_spec_is_echoed_briefly(hostile):
+    base, _root = hostile
+    for name in ("predicate", "popularity", "leakage"):
+        response = requests.post(f"{base}/api/scenarios", json={"predicate": "dbo:capital", name: "x" * 100_000},
+                                 timeout=30)
+        refused(response, 422, name)
+
+
