@@ -23,11 +23,15 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
-def error_response(status: int, message: str, field: str | None = None, headers: dict | None = None):
+def error_body(status: int, message: str, field: str | None = None) -> dict:
     body = {"ok": False, "status": status, "error": message}
     if field:
         body["field"] = field
-    response = jsonify(body)
+    return body
+
+
+def error_response(status: int, message: str, field: str | None = None, headers: dict | None = None):
+    response = jsonify(error_body(status, message, field))
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
