@@ -24,6 +24,9 @@ class SpecError(ValueError):
     """A spec field is missing, unknown or out of range; ``field`` names it."""
 
     def __init__(self, field_name: str, message: str):
+        # A check that wraps another error's message (an unknown predicate, a bad IRI) may pass one
+        # that names the field already; said twice it reads "predicate: predicate: ...".
+        message = message.removeprefix(f"{field_name}: ")
         super().__init__(f"{field_name}: {message}")
         self.field = field_name
         self.reason = message
@@ -124,7 +127,7 @@ def _check(spec: ScenarioSpec) -> None:
     try:
         object.__setattr__(spec, "predicate", iri(spec.predicate, field="predicate").value)
     except TermError as error:
-        raise SpecError("predicate", str(error).split(": ", 1)[-1]) from None
+        raise SpecError("predicate", str(error)) from None
     _number("size", spec.size, integer=True, low=2, high=MAX_SIZE)
     _number("ratio", spec.ratio, integer=False, low=0.01, high=100)
     _number("transparency", spec.transparency, integer=False, low=0, high=1)

@@ -81,9 +81,9 @@ def predicates():
 @api.get("/predicates/<path:name>")
 def predicate(name: str):
     try:
-        value = iri(name).value
+        value = iri(name, field="predicate").value
     except TermError as error:
-        raise ApiError(400, f"predicate: {error}", "predicate") from None
+        raise ApiError(400, str(error), "predicate") from None
     try:
         return jsonify(profiles.predicate_profile(state().store, value))
     except profiles.UnknownPredicate as error:

@@ -204,3 +204,23 @@ def test_406_does_not_echo_a_huge_accept_header(hostile):
             406, "format")
 
 
+# --- messages --------------------------------------------------------------------------------------
+def test_the_field_is_named_once(hostile):
+    base, _root = hostile
+    messages = [
+        refused(requests.post(f"{base}/api/scenarios", json={"predicate": "dbo:noSuchThing"}, timeout=30),
+                422, "predicate")["error"],
+        refused(requests.post(f"{base}/api/scenarios", json={"predicate": "not an iri"}, timeout=30),
+                422, "predicate")["error"],
+        refused(requests.get(f"{base}/api/predicates/not%20an%20iri", timeout=30), 400, "predicate")["error"],
+        refused(requests.get(f"{base}/api/predicates/dbo:noSuchThing", timeout=30), 404, "predicate")["error"],
+        refused(requests.post(f"{base}/api/releases", headers={"Authorization": f"Bearer {TEST_TOKEN}"}, timeout=30,
+                              json={"name": "once", "specs": [{"predicate": "dbo:noSuchThing"}]}),
+                422, "specs[0].predicate")["error"],
+    ]
+    for message in messages:
+        field, _, rest = message.partition(": ")
+        assert field in ("predicate", "specs[0].predicate"), message
+        assert not rest.startswith(("predicate:", "iri:")), message
+
+
