@@ -50,9 +50,14 @@ def kb():
     profile = profiles.kb_profile(st.store)
     return jsonify({"fingerprint": profile["fingerprint"], "triples": profile["triples"],
                     "typed_entities": profile["typed_entities"], "predicates": profile["predicates"],
-                    "backend": st.store.describe(), "software": {"name": "factforge", "version": __version__},
+                    "backend": _public(st.store.describe()), "software": {"name": "factforge", "version": __version__},
                     "limits": {"sparql_timeout_s": st.runner.timeout, "sparql_row_cap": st.runner.row_cap,
                                "max_facts": st.scenarios.max_facts}})
+
+
+def _public(backend: dict) -> dict:
+    """What a client may know of the backend: not where the store lies on the server's disk."""
+    return {key: value for key, value in backend.items() if key != "path"}
 
 
 @api.get("/predicates")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import threading
@@ -26,6 +27,7 @@ from .errors import ApiError
 from .state import state
 
 evaluation_api = Blueprint("evaluation", __name__, url_prefix="/api")
+log = logging.getLogger("factforge.server")
 
 TEXT_KINDS = {"text/tab-separated-values": "tsv", "text/csv": "csv", "application/x-ndjson": "jsonl",
               "application/jsonl": "jsonl"}
@@ -79,8 +81,10 @@ def evaluate(scenario_id: str):
         raise ApiError(422, "name: 1-40 letters, digits, spaces or . : + ( ) -", "name")
     try:
         records = read_scenario(folder).test
-    except LabelledError as error:  # a scenario folder we wrote ourselves; should not happen
-        raise ApiError(500, f"scenario files unreadable: {error}") from None
+    except LabelledError:  # a scenario folder we wrote ourselves; should not happen
+        log.exception("scenario %s: its files are unreadable", scenario_id)  # the message names the folder
+        message = f"scenario {scenario_id}: its files are unreadable; the server log has the details"
+        raise ApiError(500, message) from None
     result = evaluate_predictions(records, scores)
     if not result["ok"]:
         raise ApiError(422, "predictions: " + "; ".join(result["errors"]), "predictions")

@@ -7,6 +7,7 @@ in the body (it goes to the server log instead).
 from __future__ import annotations
 
 import logging
+import os
 
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
@@ -21,6 +22,12 @@ class ApiError(Exception):
         self.message = message
         self.field = field
         self.headers = headers or {}
+
+
+def without_folder(text: str, folder) -> str:
+    """``text`` with the files under ``folder`` named relative to it: a client learns which file,
+    not where the server keeps its data."""
+    return text.replace(os.path.join(str(folder), ""), "")
 
 
 def error_body(status: int, message: str, field: str | None = None) -> dict:

@@ -224,3 +224,32 @@ def test_the_field_is_named_once(hostile):
         assert not rest.startswith(("predicate:", "iri:")), message
 
 
+# --- the server's paths stay on the server -------------------------------------------------------------
+def test_kb_does_not_show_the_store_path(hostile):
+    base, root = hostile
+    response = requests.get(f"{base}/api/kb", timeout=30)
+    assert response.status_code == 200
+    assert str(root) not in response.text
+    assert response.json()["backend"]["backend"] == "embedded"
+
+
+def test_a_damaged_release_is_reported_without_its_path(hostile):
+    base, root = hostile
+    (root / "releases").mkdir(exist_ok=True)
+    (root / "releases" / "broken.tar.gz").write_bytes(b"not gzip at all")
+    listed = requests.get(f"{base}/api/releases", timeout=30)
+    assert listed.status_code == 200 and str(root) not in listed.text
+    assert [item for item in listed.json()["items"] if item["name"] == "broken"][0]["error"]
+    refused(requests.get(f"{base}/api/releases/broken", timeout=30), 500, None, root)
+
+
+def test_unreadable_scenario_files_are_reported_without_their_path(hostile):
+    base, root = hostile
+    made = scenario_id(base, {**SPEC, "seed": 12})
+    tests = list((root / "scenarios").glob(f"**/{made}/test.*"))
+    assert tests
+    for path in tests:
+        path.unlink()
+    response = requests.post(f"{base}/api/scenarios/{made}/evaluate", json={"predictions": {"te00001": 0.5}},
+                             timeout=30)
+    refused(response, 500, None, root)
