@@ -102,6 +102,8 @@ def json_objects(path: Path, text: str, error: type[ValueError]):
             data = json.loads(line)
         except json.JSONDecodeError as problem:
             raise error(f"{path}:{number}: not JSON ({problem.msg})") from None
+        except RecursionError:
+            raise error(f"{path}:{number}: not JSON (nested too deeply)") from None
         if not isinstance(data, dict):
             raise error(f"{path}:{number}: expected a JSON object")
         yield number, {k.lower(): v for k, v in data.items()}

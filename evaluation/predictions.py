@@ -11,6 +11,8 @@ import csv
 import math
 from pathlib import Path
 
+from sparql.messages import shown
+
 from .labelled import json_objects, labels
 from .metrics import auroc, roc_points
 
@@ -44,7 +46,7 @@ def parse_predictions(text: str, kind: str, source: str | Path = "body") -> dict
     scores: dict[str, float] = {}
     for where, fact_id, score in pairs:
         if fact_id in scores:
-            raise PredictionsError(f"{where}: field 'id': {fact_id!r} is scored twice")
+            raise PredictionsError(f"{where}: field 'id': {shown(fact_id)} is scored twice")
         scores[fact_id] = score
     if not scores:
         raise PredictionsError(f"{source}: no predictions")
@@ -83,6 +85,8 @@ def _table(path: Path, text: str, delimiter: str):
 
 
 def _id(where: str, value) -> str:
+    if isinstance(value, (list, dict)):
+        raise PredictionsError(f"{where}: field 'id' is {shown(value)}, not text")
     text = str(value).strip() if value is not None else ""
     if not text:
         raise PredictionsError(f"{where}: field 'id' is empty")
@@ -91,10 +95,13 @@ def _id(where: str, value) -> str:
 
 def _score(where: str, value) -> float:
     if isinstance(value, bool) or not (isinstance(value, (int, float)) or _is_number(str(value))):
-        raise PredictionsError(f"{where}: field 'score' is {value!r}, not a number")
-    number = float(value)
+        raise PredictionsError(f"{where}: field 'score' is {shown(value)}, not a number")
+    try:
+        number = float(value)
+    except OverflowError:  # a whole number past float's range
+        number = math.inf
     if not math.isfinite(number):
-        raise PredictionsError(f"{where}: field 'score' is {value!r}, not a finite number")
+        raise PredictionsError(f"{where}: field 'score' is {shown(value)}, not a finite number")
     return number
 
 

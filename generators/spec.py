@@ -10,6 +10,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from sparql.messages import shown
+
 POPULARITY = ("popular", "unpopular", "random")
 AMBIGUOUS = ("lcwa", "random_walk")
 LEAKAGE = ("triple", "inverse", "pair")
@@ -22,6 +24,9 @@ class SpecError(ValueError):
     """A spec field is missing, unknown or out of range; ``field`` names it."""
 
     def __init__(self, field_name: str, message: str):
+        # A check that wraps another error's message (an unknown predicate, a bad IRI) may pass one
+        # that names the field already; said twice it reads "predicate: predicate: ...".
+        message = message.removeprefix(f"{field_name}: ")
         super().__init__(f"{field_name}: {message}")
         self.field = field_name
         self.reason = message
@@ -101,27 +106,28 @@ def _number(name: str, value, *, integer: bool, low: float, high: float):
     # Whole-number bounds are written out in full (4294967295, not 4.29497e+09).
     allowed = f"between {int(low)} and {int(high)}" if integer else f"between {low:g} and {high:g}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(name, f"expected a {'whole ' if integer else ''}number {allowed}, got {value!r}")
-    if integer and (not float(value).is_integer()):
-        raise SpecError(name, f"expected a whole number {allowed}, got {value!r}")
+        raise SpecError(name, f"expected a {'whole ' if integer else ''}number {allowed}, got {shown(value)}")
+    # float(value) of an int past float's range raises OverflowError; Python compares int and float exactly
+    if integer and isinstance(value, float) and not value.is_integer():
+        raise SpecError(name, f"expected a whole number {allowed}, got {shown(value)}")
     if not (low <= value <= high):
-        raise SpecError(name, f"must be {allowed}, got {value!r}")
+        raise SpecError(name, f"must be {allowed}, got {shown(value)}")
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]):
     if value not in allowed:
-        raise SpecError(name, f"must be one of {', '.join(allowed)}, got {value!r}")
+        raise SpecError(name, f"must be one of {', '.join(allowed)}, got {shown(value)}")
 
 
 def _check(spec: ScenarioSpec) -> None:
     from sparql.terms import TermError, iri
 
     if not isinstance(spec.predicate, str):
-        raise SpecError("predicate", f"expected an IRI string, got {spec.predicate!r}")
+        raise SpecError("predicate", f"expected an IRI string, got {shown(spec.predicate)}")
     try:
         object.__setattr__(spec, "predicate", iri(spec.predicate, field="predicate").value)
     except TermError as error:
-        raise SpecError("predicate", str(error).split(": ", 1)[-1]) from None
+        raise SpecError("predicate", str(error)) from None
     _number("size", spec.size, integer=True, low=2, high=MAX_SIZE)
     _number("ratio", spec.ratio, integer=False, low=0.01, high=100)
     _number("transparency", spec.transparency, integer=False, low=0, high=1)
@@ -135,10 +141,10 @@ def _check(spec: ScenarioSpec) -> None:
     _choice("ambiguous", spec.ambiguous, AMBIGUOUS)
     _choice("leakage", spec.leakage, LEAKAGE)
     if not isinstance(spec.entity_disjoint, bool):
-        raise SpecError("entity_disjoint", f"expected true or false, got {spec.entity_disjoint!r}")
+        raise SpecError("entity_disjoint", f"expected true or false, got {shown(spec.entity_disjoint)}")
     if not isinstance(spec.factbench, (list, tuple)):
         raise SpecError("factbench", f"expected a list of corruption kinds ({', '.join(FACTBENCH_KINDS)}), "
-                                     f"got {spec.factbench!r}")
+                                     f"got {shown(spec.factbench)}")
     for kind in spec.factbench:
         _choice("factbench", kind, FACTBENCH_KINDS)
     if len(set(spec.factbench)) != len(spec.factbench):

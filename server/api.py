@@ -6,6 +6,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 from generators.spec import SpecError
 from generators.writers import RENDERERS
 from sparql import __version__, profiles
+from sparql.messages import shown
 from sparql.terms import TermError, iri
 
 from .errors import ApiError
@@ -26,7 +27,7 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ApiError(400, f"{name}: {raw!r} is not a whole number", name) from None
+        raise ApiError(400, f"{name}: {shown(raw)} is not a whole number", name) from None
     if not low <= value <= high:
         raise ApiError(400, f"{name}: must be between {low} and {high}", name)
     return value
@@ -40,7 +41,7 @@ def _bool_arg(name: str, default: bool) -> bool:
         return True
     if raw.lower() in ("0", "false", "no"):
         return False
-    raise ApiError(400, f"{name}: {raw!r} is not true or false", name)
+    raise ApiError(400, f"{name}: {shown(raw)} is not true or false", name)
 
 
 @api.get("/kb")
@@ -49,7 +50,7 @@ def kb():
     profile = profiles.kb_profile(st.store)
     return jsonify({"fingerprint": profile["fingerprint"], "triples": profile["triples"],
                     "typed_entities": profile["typed_entities"], "predicates": profile["predicates"],
-                    "backend": st.store.describe(), "software": {"name": "factforge", "version": __version__},
+                    "backend": _public(st.store.describe()), "software": {"name": "factforge", "version": __version__},
                     "limits": {"sparql_timeout_s": st.runner.timeout, "sparql_row_cap": st.runner.row_cap,
                                "sparql_workers": st.runner.workers, "sparql_queue": st.runner.queue_size,
                                "sparql_memory_mb": st.runner.memory_mb,
@@ -58,16 +59,22 @@ def kb():
                                "max_facts": st.scenarios.max_facts, **st.runner.load()}})
 
 
+def _public(backend: dict) -> dict:
+    """What a client may know of the backend: not where the store lies on the server's disk."""
+    return {key: value for key, value in backend.items() if key != "path"}
+
+
 @api.get("/predicates")
 def predicates():
     items = profiles.kb_profile(state().store)["profiles"]
     text = request.args.get("q", "").lower()
     functionality = request.args.get("functionality")
     if functionality is not None and functionality not in FUNCTIONALITIES:
-        raise ApiError(400, f"functionality: {functionality!r} is not one of {', '.join(FUNCTIONALITIES)}", "functionality")
+        raise ApiError(400, f"functionality: {shown(functionality)} is not one of {', '.join(FUNCTIONALITIES)}",
+                       "functionality")
     sort = request.args.get("sort", "facts")
     if sort not in SORTS:
-        raise ApiError(400, f"sort: {sort!r} is not one of {', '.join(SORTS)}", "sort")
+        raise ApiError(400, f"sort: {shown(sort)} is not one of {', '.join(SORTS)}", "sort")
     min_facts = _int_arg("min_facts", 0, 0, 2**53)
     schema = _bool_arg("schema", False)
     limit = _int_arg("limit", 50, 1, 1000)
@@ -83,9 +90,9 @@ def predicates():
 @api.get("/predicates/<path:name>")
 def predicate(name: str):
     try:
-        value = iri(name).value
+        value = iri(name, field="predicate").value
     except TermError as error:
-        raise ApiError(400, f"predicate: {error}", "predicate") from None
+        raise ApiError(400, str(error), "predicate") from None
     try:
         return jsonify(profiles.predicate_profile(state().store, value))
     except profiles.UnknownPredicate as error:
@@ -141,7 +148,7 @@ def job(job_id: str):
     if found is None:
         if state().scenarios.ready(job_id):
             return jsonify({**_scenario_body(job_id), "scenario_url": url_for("api.scenario", scenario_id=job_id)})
-        raise ApiError(404, f"job: no job {job_id!r} (jobs are kept while the server runs)", "job")
+        raise ApiError(404, f"job: no job {shown(job_id)} (jobs are kept while the server runs)", "job")
     body = {**found.to_dict(), "scenario_url": url_for("api.scenario", scenario_id=job_id)}
     if found.status == "done" and state().scenarios.ready(job_id):
         body.update(_scenario_body(job_id))  # what the 201 would have said, so a poller needs no second POST
@@ -156,7 +163,7 @@ def _folder(scenario_id: str):
         if pending is not None and pending.status in ("queued", "running"):
             raise ApiError(409, f"scenario {scenario_id} is still being made; see {url_for('api.job', job_id=scenario_id)}",
                            headers={"Retry-After": "1"})
-        raise ApiError(404, f"scenario: no scenario {scenario_id!r}; POST a spec to /api/scenarios", "id")
+        raise ApiError(404, f"scenario: no scenario {shown(scenario_id)}; POST a spec to /api/scenarios", "id")
     return folder
 
 
@@ -173,7 +180,7 @@ def scenario(scenario_id: str):
     name = choose(scenario_offers(), "json")
     split = request.args.get("split", "test")
     if split not in ("test", "train"):
-        raise ApiError(400, f"split: {split!r} is not test or train", "split")
+        raise ApiError(400, f"split: {shown(split)} is not test or train", "split")
     manifest = state().scenarios.manifest(scenario_id)
     filename = f"{split}.{RENDERERS[name].extension}"
     if filename not in manifest["files"]:

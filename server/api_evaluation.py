@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import threading
@@ -18,6 +19,7 @@ from flask import Blueprint, jsonify, request, send_from_directory, url_for
 from evaluation import evaluate_predictions
 from evaluation.labelled import LabelledError, read_scenario
 from evaluation.predictions import PredictionsError, _score, parse_predictions
+from sparql.messages import shown
 
 from . import openapi
 from .api import _folder
@@ -25,6 +27,7 @@ from .errors import ApiError
 from .state import state
 
 evaluation_api = Blueprint("evaluation", __name__, url_prefix="/api")
+log = logging.getLogger("factforge.server")
 
 TEXT_KINDS = {"text/tab-separated-values": "tsv", "text/csv": "csv", "application/x-ndjson": "jsonl",
               "application/jsonl": "jsonl"}
@@ -62,7 +65,7 @@ def _scores() -> tuple[dict[str, float], str]:
         if not isinstance(fact_id, str) or not fact_id:
             raise ApiError(422, f"{where}: field 'id' must be a non-empty string", "predictions")
         if fact_id in scores:
-            raise ApiError(422, f"{where}: field 'id': {fact_id!r} is scored twice", "predictions")
+            raise ApiError(422, f"{where}: field 'id': {shown(fact_id)} is scored twice", "predictions")
         scores[fact_id] = _score(where, value)
     return scores, data.get("name", "predictions")
 
@@ -78,8 +81,10 @@ def evaluate(scenario_id: str):
         raise ApiError(422, "name: 1-40 letters, digits, spaces or . : + ( ) -", "name")
     try:
         records = read_scenario(folder).test
-    except LabelledError as error:  # a scenario folder we wrote ourselves; should not happen
-        raise ApiError(500, f"scenario files unreadable: {error}") from None
+    except LabelledError:  # a scenario folder we wrote ourselves; should not happen
+        log.exception("scenario %s: its files are unreadable", scenario_id)  # the message names the folder
+        message = f"scenario {scenario_id}: its files are unreadable; the server log has the details"
+        raise ApiError(500, message) from None
     result = evaluate_predictions(records, scores)
     if not result["ok"]:
         raise ApiError(422, "predictions: " + "; ".join(result["errors"]), "predictions")

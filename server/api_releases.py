@@ -18,11 +18,12 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 
 from generators.spec import ScenarioSpec
+from sparql.messages import shown
 from sparql.store import Store, StoreError
 
 from . import openapi, releases as lib
 from .auth import require_token
-from .errors import ApiError
+from .errors import ApiError, without_folder
 from .job_files import JobFiles
 from .state import state
 
@@ -103,9 +104,11 @@ class ReleaseJobs:
                                spec_check=lambda spec: spec, claim=job.claim)  # specs checked before queueing
             job.status = "done"
         except lib.ReleaseExists as error:
-            job.status, job.error = "failed", {"status": 409, "error": str(error), "field": error.field}
+            job.status, job.error = "failed", {"status": 409, "error": without_folder(str(error), self.root),
+                                               "field": error.field}
         except lib.ReleaseError as error:
-            job.status, job.error = "failed", {"status": 422, "error": str(error), "field": error.field}
+            job.status, job.error = "failed", {"status": 422, "error": without_folder(str(error), self.root),
+                                               "field": error.field}
         except StoreError as error:
             job.status, job.error = "failed", {"status": 502, "error": f"the store could not answer: {error}"}
         except Exception as error:  # a bug: report it on the status page, keep serving
@@ -139,7 +142,7 @@ def _root() -> Path:
 def _archive(name: str) -> Path:
     """The archive of a finished release, or 404 (names are checked before they touch the disk)."""
     if not isinstance(name, str) or not lib.NAME_RE.fullmatch(name):
-        raise ApiError(404, f"release: no release {name!r}", "name")
+        raise ApiError(404, f"release: no release {shown(name)}", "name")
     path = lib.archive_path(_root(), name)
     if not path.is_file():
         job = _jobs().status(name)
@@ -157,6 +160,8 @@ def list_releases():
     items = []
     for item in lib.list_releases(_root()):
         item = {k: v for k, v in item.items() if k != "path"}  # the server's folders are its own business
+        if "error" in item:
+            item["error"] = without_folder(item["error"], _root())
         if "error" not in item:
             item.update(_links(item["name"]))
         items.append(item)
@@ -169,7 +174,8 @@ def release(name: str):
     try:
         return jsonify(lib.archive_manifest(path))
     except lib.ReleaseError as error:
-        raise ApiError(500, f"release: the archive of {name!r} is damaged ({error})") from None
+        reason = without_folder(str(error), _root())
+        raise ApiError(500, f"release: the archive of {name!r} is damaged ({reason})") from None
 
 
 @releases.get("/api/releases/<name>/status")

@@ -5,6 +5,7 @@ import atexit
 from pathlib import Path
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from sparql.store import Store
 
@@ -32,8 +33,20 @@ DEFAULTS = {
 }
 
 
+class BodyJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, where a body nested past the parser's recursion limit is invalid JSON (a 400
+    like any other) instead of a RecursionError that no view expects."""
+
+    def loads(self, s, **kwargs):
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
+
+
 def create_app(store: Store, config: dict | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
+    app.json = BodyJSONProvider(app)
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     app.json.sort_keys = False

@@ -7,6 +7,7 @@ in the body (it goes to the server log instead).
 from __future__ import annotations
 
 import logging
+import os
 
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
@@ -23,11 +24,21 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
-def error_response(status: int, message: str, field: str | None = None, headers: dict | None = None):
+def without_folder(text: str, folder) -> str:
+    """``text`` with the files under ``folder`` named relative to it: a client learns which file,
+    not where the server keeps its data."""
+    return text.replace(os.path.join(str(folder), ""), "")
+
+
+def error_body(status: int, message: str, field: str | None = None) -> dict:
     body = {"ok": False, "status": status, "error": message}
     if field:
         body["field"] = field
-    response = jsonify(body)
+    return body
+
+
+def error_response(status: int, message: str, field: str | None = None, headers: dict | None = None):
+    response = jsonify(error_body(status, message, field))
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from flask import request
 
+from sparql.messages import shown
+
 from .errors import ApiError
 
 
@@ -19,13 +21,13 @@ def choose(offers: list[tuple[str, str]], default: str, *, param: str = "format"
         by_media = {media: name for media, name in offers}
         if asked in names or asked in by_media:
             return asked if asked in names else by_media[asked]
-        raise ApiError(406, f"{param}: {asked!r} is not one of {', '.join(names)}", param)
+        raise ApiError(406, f"{param}: {shown(asked)} is not one of {', '.join(names)}", param)
     accept = request.accept_mimetypes
     if not accept:
         return default
     preferred = [m for m, n in offers if n == default] + [m for m, n in offers if n != default]
     best = accept.best_match(preferred)
     if best is None:
-        raise ApiError(406, f"Accept: cannot give {request.headers.get('Accept')!r}; "
+        raise ApiError(406, f"Accept: cannot give {shown(request.headers.get('Accept'))}; "
                             f"available: {', '.join(dict.fromkeys(m for m, _n in offers))}", "Accept")
     return next(name for media, name in offers if media == best)

@@ -35,6 +35,7 @@ from generators.spec import ScenarioSpec, SpecError
 from generators.writers import _sha256 as sha256_file
 from generators.writers import formats as known_formats
 from sparql import __version__
+from sparql.messages import shown
 from sparql.store import Store, default_cache_root
 
 from .job_files import Claim, JobFiles
@@ -72,7 +73,7 @@ def default_releases_dir() -> Path:
 
 def check_name(name) -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise ReleaseError(f"name: {name!r} is not a release name (1-64 letters, digits, '.', '_' or '-', "
+        raise ReleaseError(f"name: {shown(name)} is not a release name (1-64 letters, digits, '.', '_' or '-', "
                            "starting with a letter or digit)", "name")
     return name
 

@@ -247,7 +247,9 @@ class ScenarioService:
 
             logging.getLogger("factforge.server").exception("generation of %s failed", job.id)
             job.status = "failed"
-            job.error = {"status": 500, "error": f"generation failed ({type(error).__name__}: {error})"}
+            # the exception's text may name the server's folders; the log has it
+            job.error = {"status": 500,
+                         "error": f"generation failed ({type(error).__name__}); the server log has the details"}
         finally:
             job.finished = time.time()
             self._publish(job)  # before the claim goes: see JobFiles.read

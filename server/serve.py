@@ -8,11 +8,10 @@ import socket
 import sys
 import threading
 
-from waitress import create_server
-
 from sparql.store import Store, open_store
 
 from .app import create_app
+from .waitress_errors import create_server
 
 
 def demo_store(*, progress: bool = False) -> Store:

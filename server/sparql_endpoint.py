@@ -7,8 +7,11 @@ DESCRIBE as Turtle, N-Triples, JSON-LD or RDF/XML.
 """
 from __future__ import annotations
 
+from urllib.parse import unquote_to_bytes
+
 from flask import Blueprint, Response, redirect, request, url_for
 
+from sparql.messages import clipped
 from sparql.results import GRAPH_MEDIA, RESULT_MEDIA
 
 from .errors import ApiError
@@ -43,7 +46,7 @@ def preflight():
 def sparql():
     text = _query_text()
     if text is None:
-        if request.method == "GET" and request.accept_mimetypes.best == "text/html":
+        if request.method in ("GET", "HEAD") and request.accept_mimetypes.best == "text/html":
             return redirect(url_for("console.page"))
         raise ApiError(400, "query: missing (GET ?query=, POST application/sparql-query, or POST form query=)", "query")
     for name in ("default-graph-uri", "named-graph-uri"):
@@ -71,7 +74,8 @@ def sparql():
 
 
 def _query_text() -> str | None:
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # Flask answers HEAD with GET's view, less the body
+        _check_utf8(request.query_string)
         if "update" in request.args:
             raise ApiError(403, "update: this endpoint is read-only", "update")
         return request.args.get("query")
@@ -83,8 +87,23 @@ def _query_text() -> str | None:
             return request.get_data(cache=True).decode("utf-8")
         except UnicodeDecodeError:
             raise ApiError(400, "body: the query is not UTF-8", "body") from None
+    if media == "application/x-www-form-urlencoded":
+        _check_utf8(request.get_data(cache=True))  # the form is parsed from the cached bytes
     if media in ("application/x-www-form-urlencoded", "multipart/form-data"):
         if "update" in request.form:
             raise ApiError(403, "update: this endpoint is read-only", "update")
         return request.form.get("query")
     raise ApiError(415, f"Content-Type: {media or 'none'} is not application/sparql-query or a form", "Content-Type")
+
+
+def _check_utf8(encoded: bytes) -> None:
+    """400 naming the first parameter that is not UTF-8 once percent-decoded. werkzeug keeps such
+    bytes as the text ``%FF``, so the query would run as text nobody sent."""
+    for pair in encoded.split(b"&"):
+        name, _, value = (unquote_to_bytes(part.replace(b"+", b" ")) for part in pair.partition(b"="))
+        try:
+            name.decode("utf-8")
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            field = clipped(name.decode("utf-8", "replace"), 40)
+            raise ApiError(400, f"{field}: not UTF-8 (percent-encode the UTF-8 bytes of the text)", field) from None

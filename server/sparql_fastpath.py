@@ -49,8 +49,8 @@ class SparqlFastPath:
         raw = environ.get("QUERY_STRING", "")
         if not raw.startswith("query="):
             return None
-        try:  # exactly how werkzeug reads request.args
-            pairs = parse_qsl(raw.encode("latin-1").decode(), keep_blank_values=True, errors="werkzeug.url_quote")
+        try:  # as werkzeug splits request.args; bytes that are not UTF-8 are Flask's to refuse
+            pairs = parse_qsl(raw.encode("latin-1").decode(), keep_blank_values=True, errors="strict")
         except (UnicodeError, ValueError):
             return None
         if len(pairs) != 1 or pairs[0][0] != "query" or not pairs[0][1]:

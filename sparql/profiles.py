@@ -31,6 +31,7 @@ from pyoxigraph import Literal
 from tqdm import tqdm
 
 from .cache import StatsCache
+from .messages import shown
 from .store import Store, StoreError
 from .terms import TermError, compact, iri, is_schema_predicate
 
@@ -133,7 +134,7 @@ def predicate_profile(store: Store, predicate: str) -> dict:
     for profile in predicate_profiles(store):
         if profile["predicate"] == target:
             return profile
-    raise UnknownPredicate(f"predicate: the KB has no fact of {predicate!r}")
+    raise UnknownPredicate(f"predicate: the KB has no fact of {shown(predicate)}")
 
 
 def degree_predicates(store: Store) -> list:

@@ -10,6 +10,8 @@ import re
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from .messages import shown
+
 Term = NamedNode | BlankNode | Literal
 
 PREFIXES: dict[str, str] = {
@@ -53,7 +55,7 @@ def iri(value: str | NamedNode, *, field: str = "iri") -> NamedNode:
     if isinstance(value, NamedNode):
         return value
     if not isinstance(value, str) or not value.strip():
-        raise TermError(f"{field}: expected an IRI, got {value!r}")
+        raise TermError(f"{field}: expected an IRI, got {shown(value)}")
     text = value.strip()
     if text.startswith("<") and text.endswith(">"):
         text = text[1:-1]
@@ -65,7 +67,7 @@ def iri(value: str | NamedNode, *, field: str = "iri") -> NamedNode:
     try:
         return NamedNode(text)
     except ValueError as error:
-        raise TermError(f"{field}: {value!r} is not a valid absolute IRI ({error})") from None
+        raise TermError(f"{field}: {shown(value)} is not a valid absolute IRI ({error})") from None
 
 
 def literal(value: str | int | float | bool, *, datatype: str | None = None,
@@ -84,7 +86,7 @@ def literal(value: str | int | float | bool, *, datatype: str | None = None,
             return Literal(str(value), datatype=iri(datatype, field="datatype"))
         return Literal(str(value))
     except ValueError as error:
-        raise TermError(f"literal {value!r}: {error}") from None
+        raise TermError(f"literal {shown(value)}: {error}") from None
 
 
 def to_sparql(term: Term) -> str:
@@ -93,7 +95,7 @@ def to_sparql(term: Term) -> str:
         return str(term)
     if isinstance(term, BlankNode):
         raise TermError("blank nodes cannot be sent to a query as parameters")
-    raise TermError(f"not an RDF term: {term!r}")
+    raise TermError(f"not an RDF term: {shown(term)}")
 
 
 def compact(term: Term | str) -> str:
