@@ -37,10 +37,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from evaluation.checkers import REFERENCE_CHECKERS
-    from evaluation.grid import run_grid
-    from sparql.loading import load_files
-    from sparql.store import open_store
+    from factforge.evaluation.checkers import REFERENCE_CHECKERS
+    from factforge.evaluation.grid import run_grid
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
 
     tmp = None
     if args.store:

@@ -20,11 +20,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from generators.scenario import generate  # noqa: E402
-from generators.spec import ScenarioSpec  # noqa: E402
-from sparql import profiles  # noqa: E402
-from sparql.loading import load_files  # noqa: E402
-from sparql.store import open_store  # noqa: E402
+from factforge.generators.scenario import generate  # noqa: E402
+from factforge.generators.spec import ScenarioSpec  # noqa: E402
+from factforge.sparql import profiles  # noqa: E402
+from factforge.sparql.loading import load_files  # noqa: E402
+from factforge.sparql.store import open_store  # noqa: E402
 
 
 def main() -> None:

@@ -172,13 +172,13 @@ def main() -> int:
     try:
         store = work / "store"
         for path, graph in kb_files(args.kb):
-            subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(path), "--store", str(store)]
+            subprocess.run([sys.executable, "-m", "factforge", "--quiet", "load", str(path), "--store", str(store)]
                            + (["--graph", graph] if graph else []), check=True, env=env, capture_output=True)
             subprocess.run(["oxigraph", "load", "--location", str(work / "oxigraph"), "--file", str(path)]
                            + (["--graph", graph] if graph else []), check=True, capture_output=True)
         engine = engine_times(work / "oxigraph")  # before any server runs: the machine is quiet
         ours, theirs, floor = free_port(), free_port(), free_port()
-        processes.append(start([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store),
+        processes.append(start([sys.executable, "-m", "factforge", "--quiet", "serve", "--store", str(store),
                                 "--port", str(ours), "--threads", str(args.server_threads),
                                 "--workers", str(args.server_workers)], work / "serve.log", env))
         processes.append(start(["oxigraph", "serve-read-only", "--location", str(work / "oxigraph"),
@@ -200,7 +200,7 @@ def main() -> int:
         scenario = f"{base}/api/scenarios/{body['id']}"
         (work / "floor.tsv").write_bytes(urllib.request.urlopen(f"{scenario}?format=tsv", timeout=30).read())
         switch = float(subprocess.run(  # the serving process's setting, read from the code it runs
-            [sys.executable, "-c", "import server.serve as s; print(getattr(s, 'SWITCH_INTERVAL', 0.005))"],
+            [sys.executable, "-c", "import factforge.server.serve as s; print(getattr(s, 'SWITCH_INTERVAL', 0.005))"],
             capture_output=True, text=True, check=True).stdout)
         for _ in range(args.server_workers):
             processes.append(start([sys.executable, "-c", FLOOR.format(

@@ -62,7 +62,7 @@ def fresh_cache() -> str:
 
 
 def load(store, nt: Path) -> None:
-    from sparql.loading import load_files
+    from factforge.sparql.loading import load_files
 
     load_files(store, [nt], progress=False)
     load_files(store, [ONTOLOGY_TTL], graph=ONTOLOGY_GRAPH, progress=False)
@@ -70,13 +70,13 @@ def load(store, nt: Path) -> None:
 
 # --- precision of negatives ---------------------------------------------------------------------------
 def held_out_run(seed: int, workdir: Path) -> dict:
-    from generators.facts import Fact
-    from generators.negatives import NegativeContext, sampler
-    from generators.random_state import stream
-    from generators.spec import ScenarioSpec
-    from sparql import profiles
-    from sparql.adjacency import adjacency
-    from sparql.store import open_store
+    from factforge.generators.facts import Fact
+    from factforge.generators.negatives import NegativeContext, sampler
+    from factforge.generators.random_state import stream
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.sparql import profiles
+    from factforge.sparql.adjacency import adjacency
+    from factforge.sparql.store import open_store
 
     lines = DBPEDIA_NT.read_text(encoding="utf-8").splitlines(keepends=True)
     pairs = sorted({(m.group(1), m.group(3)) for m in map(LINE.match, lines) if m and m.group(2) == BIRTH_PLACE})
@@ -139,7 +139,7 @@ def _alternative(negative) -> str:
 
 
 def _short(value: str) -> str:
-    from sparql.terms import compact
+    from factforge.sparql.terms import compact
 
     return compact(value)
 
@@ -152,12 +152,12 @@ def hardness(store, seeds) -> list[dict]:
     """How hard the ambiguous negatives are: AUROC of the built-in checkers on birthPlace scenarios
     at c = 0 (a safer sampler that only leaves easy negatives would show here as a higher AUROC), and
     where the false facts came from."""
-    from evaluation.reference import Reference
-    from evaluation.scoring import run_checker
-    from generators.positives import NotEnoughFacts
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
-    from generators.writers import records
+    from factforge.evaluation.reference import Reference
+    from factforge.evaluation.scoring import run_checker
+    from factforge.generators.positives import NotEnoughFacts
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import records
 
     out = []
     # DBpedia50 has only about 150 distinct LCWA false facts for birthPlace: a small scenario
@@ -209,14 +209,14 @@ def print_hardness(rows: list[dict]) -> None:
 
 # --- fallback rate and timing -------------------------------------------------------------------------
 def scenario_spec(seed: int):
-    from generators.spec import ScenarioSpec
+    from factforge.generators.spec import ScenarioSpec
 
     return ScenarioSpec(BIRTH_PLACE, size=300, transparency=0.0, ambiguous="random_walk", max_path_length=3,
                         seed=seed)
 
 
 def fallback_rates(store, seeds) -> list[dict]:
-    from generators.scenario import generate
+    from factforge.generators.scenario import generate
 
     out = []
     for seed in seeds:
@@ -230,7 +230,7 @@ def fallback_rates(store, seeds) -> list[dict]:
 
 
 def timings(store, runs: int, reset_cache) -> dict:
-    from generators.scenario import generate
+    from factforge.generators.scenario import generate
 
     spec = scenario_spec(7)
     cold = []
@@ -261,7 +261,7 @@ def main(argv=None) -> int:
         print(f"real data not found under {DATA}", file=sys.stderr)
         return 2
 
-    from sparql.store import open_store
+    from factforge.sparql.store import open_store
 
     print(f"# Negative samplers on DBpedia50 ({platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores)\n")

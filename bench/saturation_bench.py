@@ -93,10 +93,10 @@ def main() -> int:
     try:
         store = work / "store"
         for path, graph in kb_files(args.kb):
-            subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(path), "--store", str(store)]
+            subprocess.run([sys.executable, "-m", "factforge", "--quiet", "load", str(path), "--store", str(store)]
                            + (["--graph", graph] if graph else []), check=True, env=env, capture_output=True)
         port = free_port()
-        server = start([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(store), "--port",
+        server = start([sys.executable, "-m", "factforge", "--quiet", "serve", "--store", str(store), "--port",
                         str(port), "--sparql-timeout", str(args.sparql_timeout), "--workers",
                         str(args.server_workers)], work / "serve.log", env)
         base = f"http://127.0.0.1:{port}"

@@ -64,8 +64,8 @@ def worker_raw(file: str, store_dir: str) -> dict:
 
 
 def worker_load(file: str, store_dir: str) -> dict:
-    from sparql.loading import file_digest, load_files
-    from sparql.store import open_store
+    from factforge.sparql.loading import file_digest, load_files
+    from factforge.sparql.store import open_store
 
     store = open_store(store_dir)
     started = time.perf_counter()
@@ -83,7 +83,7 @@ def worker_load(file: str, store_dir: str) -> dict:
 
 
 def worker_optimize(store_dir: str) -> dict:
-    from sparql.store import open_store
+    from factforge.sparql.store import open_store
 
     store = open_store(store_dir)
     started = time.perf_counter()
@@ -120,8 +120,8 @@ def _timed_select(store, log: dict, phase: str):
 def worker_profile(store_dir: str, popularity: bool, mode: str = "table") -> dict:
     """``mode``: "table" (the quad table the load left), "scan" (no table: the loaded file is
     scanned again) or "aggregate" (SPARQL aggregate queries only, as before the table existed)."""
-    from sparql import adjacency, profiles, scan
-    from sparql.store import open_store
+    from factforge.sparql import adjacency, profiles, scan
+    from factforge.sparql.store import open_store
 
     for entry in (Path(store_dir) / "cache").glob("*"):  # the store's own caches
         if entry.name != "quads" or mode == "scan":

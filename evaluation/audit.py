@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparql.terms import compact
+from factforge.sparql.terms import compact
 
 from .checkers import BASELINES, CheckerError, checker
 from .features import npmi, shape_features
@@ -133,7 +133,7 @@ def _drift(answers: dict, n_false: int) -> dict:
 def audit_scenario(scenario, store=None, **options) -> dict:
     """The report of an in-memory ``generators.scenario.Scenario``; without a store, the degree and
     type baselines are skipped (said so in the report)."""
-    from generators.writers import records as scenario_records
+    from factforge.generators.writers import records as scenario_records
 
     reference = Reference.of(store, scenario.removed) if store is not None else None
     options.setdefault("seed", scenario.spec.seed)
@@ -177,8 +177,8 @@ def factbench_records(folder: Path, skipped: list[str] | None = None) -> list[di
     ``skipped`` list, models that cannot be read are left out and their errors appended there."""
     from pyoxigraph import Literal
 
-    from sparql.factbench import _models
-    from sparql.loading import LoadError
+    from factforge.sparql.factbench import _models
+    from factforge.sparql.loading import LoadError
 
     records = []
     bad: list[tuple[Path, str]] | None = [] if skipped is not None else None

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from server.cli import CliError, _reading_store, _store_options
+from factforge.server.cli import CliError, _reading_store, _store_options
 
 from .checkers import REFERENCE_CHECKERS, canonical, names
 

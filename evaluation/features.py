@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from sparql.terms import compact
+from factforge.sparql.terms import compact
 
 INTERNAL = ("id", "label", "_shape")
 _YEAR = re.compile(r"^-?\d{4}$")

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from generators.positives import NotEnoughFacts
-from generators.scenario import generate
-from generators.spec import ScenarioSpec, SpecError
-from generators.writers import records
+from factforge.generators.positives import NotEnoughFacts
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec, SpecError
+from factforge.generators.writers import records
 
 from .audit import audit_scenario
 from .checkers import REFERENCE_CHECKERS, canonical

@@ -11,7 +11,7 @@ import csv
 import math
 from pathlib import Path
 
-from sparql.messages import shown
+from factforge.sparql.messages import shown
 
 from .labelled import json_objects, labels
 from .metrics import auroc, roc_points

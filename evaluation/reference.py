@@ -13,11 +13,11 @@ from typing import Iterable
 
 import numpy as np
 
-from sparql.adjacency import Adjacency
-from sparql.adjacency import adjacency as load_adjacency
-from sparql.store import Store
+from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.store import Store
 
-from generators.reference import kept_links as _keep_mask  # R is defined in one place
+from factforge.generators.reference import kept_links as _keep_mask  # R is defined in one place
 
 
 class Reference:
@@ -96,9 +96,9 @@ def scenario_reference(files, store: Store) -> Reference:
     """R of a written scenario (``labelled.ScenarioFiles``): the removed triples are not written, so
     they are derived again, exactly as the generator did, from the test facts and the leakage
     level in the manifest. The store must hold the KB the scenario was made from."""
-    from generators import positives
-    from generators.facts import Fact
-    from generators.reference import removed_triples
+    from factforge.generators import positives
+    from factforge.generators.facts import Fact
+    from factforge.generators.reference import removed_triples
 
     made_from = files.manifest.get("kb_fingerprint")
     if made_from and made_from != store.fingerprint():

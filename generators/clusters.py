@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sparql.cache import StatsCache
-from sparql.store import Store
+from factforge.sparql.cache import StatsCache
+from factforge.sparql.store import Store
 
 from .embeddings import DEFAULT, VERSION, Params, entity_embeddings
 

@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from sparql.adjacency import Adjacency
-from sparql.adjacency import adjacency as load_adjacency
-from sparql.cache import StatsCache
-from sparql.store import Store
+from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.cache import StatsCache
+from factforge.sparql.store import Store
 
 from .random_state import stream
 

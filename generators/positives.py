@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sparql import profiles
-from sparql.store import Store
+from factforge.sparql import profiles
+from factforge.sparql.store import Store
 
 from .facts import Fact
 from .random_state import stream

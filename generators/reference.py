@@ -22,9 +22,9 @@ from typing import IO, Iterable
 import numpy as np
 from pyoxigraph import Literal, NamedNode
 
-from sparql.adjacency import Adjacency
-from sparql.store import Store
-from sparql.terms import iri
+from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.store import Store
+from factforge.sparql.terms import iri
 
 from .facts import Fact
 

@@ -11,10 +11,10 @@ from collections import Counter
 from itertools import islice
 from dataclasses import dataclass, field
 
-from sparql import __version__, profiles
-from sparql.adjacency import adjacency as load_adjacency
-from sparql.store import Store
-from sparql.terms import compact, iri
+from factforge.sparql import __version__, profiles
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.store import Store
+from factforge.sparql.terms import compact, iri
 
 from . import positives, reference
 from .facts import Fact, Negative

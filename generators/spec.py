@@ -10,7 +10,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
 
-from sparql.messages import shown
+from factforge.sparql.messages import shown
 
 POPULARITY = ("popular", "unpopular", "random")
 AMBIGUOUS = ("lcwa", "random_walk")
@@ -120,7 +120,7 @@ def _choice(name: str, value, allowed: tuple[str, ...]):
 
 
 def _check(spec: ScenarioSpec) -> None:
-    from sparql.terms import TermError, iri
+    from factforge.sparql.terms import TermError, iri
 
     if not isinstance(spec.predicate, str):
         raise SpecError("predicate", f"expected an IRI string, got {shown(spec.predicate)}")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 
-from generators.spec import SpecError
-from generators.writers import RENDERERS
-from sparql import __version__, profiles
-from sparql.messages import shown
-from sparql.terms import TermError, iri
+from factforge.generators.spec import SpecError
+from factforge.generators.writers import RENDERERS
+from factforge.sparql import __version__, profiles
+from factforge.sparql.messages import shown
+from factforge.sparql.terms import TermError, iri
 
 from .errors import ApiError
 from .negotiation import choose

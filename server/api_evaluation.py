@@ -16,10 +16,10 @@ import threading
 
 from flask import Blueprint, jsonify, request, send_from_directory, url_for
 
-from evaluation import evaluate_predictions
-from evaluation.labelled import LabelledError, read_scenario
-from evaluation.predictions import PredictionsError, _score, parse_predictions
-from sparql.messages import shown
+from factforge.evaluation import evaluate_predictions
+from factforge.evaluation.labelled import LabelledError, read_scenario
+from factforge.evaluation.predictions import PredictionsError, _score, parse_predictions
+from factforge.sparql.messages import shown
 
 from . import openapi
 from .api import _folder
@@ -102,8 +102,8 @@ def _evaluations_dir(scenario_id: str):
 
 
 def _write_pictures(scenario_id: str, evaluation_id: str, name: str, records, scores, result) -> None:
-    from evaluation.labelled import labels
-    from evaluation.metrics import roc_plot
+    from factforge.evaluation.labelled import labels
+    from factforge.evaluation.metrics import roc_plot
 
     out = _evaluations_dir(scenario_id)
     if (out / f"{evaluation_id}.json").is_file():

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 
-from generators.spec import ScenarioSpec
-from sparql.messages import shown
-from sparql.store import Store, StoreError
+from factforge.generators.spec import ScenarioSpec
+from factforge.sparql.messages import shown
+from factforge.sparql.store import Store, StoreError
 
 from . import openapi, releases as lib
 from .auth import require_token

@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from sparql.store import Store
+from factforge.sparql.store import Store
 
 from . import errors
 from .query_runner import QueryLimits, QueryRunner

@@ -15,10 +15,10 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from sparql import __version__
-from sparql.store import Store, StoreError, open_store
-from sparql.templates import TemplateError
-from sparql.terms import TermError, compact
+from factforge.sparql import __version__
+from factforge.sparql.store import Store, StoreError, open_store
+from factforge.sparql.templates import TemplateError
+from factforge.sparql.terms import TermError, compact
 
 DEMO_KB = "demo.ttl"
 
@@ -28,7 +28,7 @@ class CliError(Exception):
 
 
 def demo_kb_path() -> Path:
-    return Path(str(resources.files("sparql") / "demo" / DEMO_KB))
+    return Path(str(resources.files("factforge.sparql") / "demo" / DEMO_KB))
 
 
 def _store_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
     serve.set_defaults(func=cmd_serve)
 
-    from evaluation.commands import register as register_evaluation
+    from factforge.evaluation.commands import register as register_evaluation
     from .release_commands import register as register_release  # it imports this module's helpers
 
     register_release(sub)
@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # --- commands ---------------------------------------------------------------------------------------
 def cmd_demo(args) -> int:
-    from sparql.loading import load_files
+    from factforge.sparql.loading import load_files
 
     path = demo_kb_path()
     store = open_store(args.store)
@@ -184,9 +184,9 @@ def _demo_scenario(store: Store, args) -> None:
     """The main job on the demo KB: a small scenario for dbo:capital, shown as its first rows."""
     import time
 
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
-    from generators.writers import render, write_scenario
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import render, write_scenario
 
     started = time.perf_counter()
     scenario = generate(store, ScenarioSpec.from_dict(DEMO_SPEC), progress=not args.quiet)
@@ -194,7 +194,7 @@ def _demo_scenario(store: Store, args) -> None:
     if args.out:
         manifest = write_scenario(scenario, args.out, ["tsv", "jsonl"], store=store)
     else:
-        from evaluation.audit import audit_scenario
+        from factforge.evaluation.audit import audit_scenario
 
         manifest = {"files": {}, "audit": audit_scenario(scenario, store)}
     _print_summary(scenario, manifest, args.out or "(not written; give --out DIR)", time.perf_counter() - started)
@@ -204,7 +204,7 @@ def _demo_scenario(store: Store, args) -> None:
 
 
 def cmd_load(args) -> int:
-    from sparql.loading import load_files
+    from factforge.sparql.loading import load_files
 
     if not args.store:
         raise CliError("load: give --store DIR (or set FACTFORGE_STORE)")
@@ -215,7 +215,7 @@ def cmd_load(args) -> int:
     store = open_store(args.store)
     before = store.triple_count()
     if args.factbench:
-        from sparql.factbench import load_factbench
+        from factforge.sparql.factbench import load_factbench
 
         if len(args.files) != 1:
             raise CliError("load --factbench takes one folder")
@@ -226,7 +226,7 @@ def cmd_load(args) -> int:
             print(f"factforge: skipped {message}", file=sys.stderr)
         print(f"{len(records)} FactBench facts" + (f" ({len(skipped)} models skipped)" if skipped else ""))
     elif args.tsv:
-        from sparql.kge import load_kge_tsv
+        from factforge.sparql.kge import load_kge_tsv
 
         report = load_kge_tsv(store, args.files, entity_base=args.entity_base, relation_base=args.relation_base,
                               types=args.types, graph=args.graph, progress=not args.quiet)
@@ -241,7 +241,7 @@ def cmd_load(args) -> int:
 
 def _refuse_folders(files: list[str]) -> None:
     """A folder given as a file: say what it is, before the store is opened."""
-    from sparql.factbench import is_factbench_folder
+    from factforge.sparql.factbench import is_factbench_folder
 
     for name in files:
         if Path(name).is_dir():
@@ -275,9 +275,9 @@ def cmd_query(args) -> int:
 def cmd_generate(args) -> int:
     import time
 
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
-    from generators.writers import formats, write_scenario
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import formats, write_scenario
 
     spec = ScenarioSpec.from_dict({
         "predicate": args.predicate, "size": args.size, "ratio": args.ratio, "popularity": args.popularity,
@@ -332,7 +332,7 @@ def _print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     print(f"  reference KB: {len(scenario.removed)} triples removed at leakage level '{scenario.spec.leakage}'")
     audit = manifest.get("audit")
     if audit is not None:
-        from evaluation.audit import summary_lines
+        from factforge.evaluation.audit import summary_lines
 
         print("  " + "\n  ".join(summary_lines(audit)))
     steps = ", ".join(f"{k} {v:.2f}s" for k, v in scenario.timings.items())
@@ -461,7 +461,7 @@ def cmd_fingerprint(args) -> int:
 
 
 def _print_profile(store: Store, predicate: str | None, *, as_json: bool, include_schema: bool, progress: bool) -> None:
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     if predicate:
         data = profiles.predicate_profile(store, predicate)
@@ -501,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run through the importable module, not __main__: lazily imported modules raise
-    # server.cli.CliError, which a second copy of this module as __main__ would not catch.
-    from server.cli import main as _main
+    # factforge.server.cli.CliError, which a second copy of this module as __main__ would not catch.
+    from factforge.server.cli import main as _main
 
     sys.exit(_main())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, send_from_directory
 
-from sparql import templates
+from factforge.sparql import templates
 
 console = Blueprint("console", __name__, static_folder="static", static_url_path="/static")
 

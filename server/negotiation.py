@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import request
 
-from sparql.messages import shown
+from factforge.sparql.messages import shown
 
 from .errors import ApiError
 

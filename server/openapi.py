@@ -10,8 +10,8 @@ from dataclasses import fields
 
 from flask import Blueprint, Response, jsonify
 
-from generators.spec import MAX_SEED, MAX_SIZE, ScenarioSpec
-from sparql import __version__
+from factforge.generators.spec import MAX_SEED, MAX_SIZE, ScenarioSpec
+from factforge.sparql import __version__
 
 docs = Blueprint("docs", __name__)
 
@@ -53,7 +53,7 @@ def _example_predicate() -> str | None:
     """The KB's largest entity-valued predicate, so the example spec works on this server's KB."""
     from flask import has_app_context
 
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     from .state import state
 

@@ -24,7 +24,7 @@ from multiprocessing.connection import Connection
 
 import pyoxigraph as ox
 
-from sparql import results
+from factforge.sparql import results
 
 #: reserved, not used: the kernel commits stack pages only as the parser touches them
 STACK_BYTES = 512 * 1024 * 1024

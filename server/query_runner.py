@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from sparql.embedded import EmbeddedStore
-from sparql.store import Store, StoreError
+from factforge.sparql.embedded import EmbeddedStore
+from factforge.sparql.store import Store, StoreError
 
 from .query_guard import QueryLimits, QueryRefused, check_query
 
@@ -281,7 +281,7 @@ class _ProcessHost(_Host):
         self._kill()
         ours, theirs = socket.socketpair()
         try:
-            self.process = subprocess.Popen([sys.executable, "-m", "server.query_host", str(theirs.fileno()),
+            self.process = subprocess.Popen([sys.executable, "-m", "factforge.server.query_host", str(theirs.fileno()),
                                              str(self.runner.memory_mb)],
                                             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL)

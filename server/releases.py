@@ -31,12 +31,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from generators.spec import ScenarioSpec, SpecError
-from generators.writers import _sha256 as sha256_file
-from generators.writers import formats as known_formats
-from sparql import __version__
-from sparql.messages import shown
-from sparql.store import Store, default_cache_root
+from factforge.generators.spec import ScenarioSpec, SpecError
+from factforge.generators.writers import _sha256 as sha256_file
+from factforge.generators.writers import formats as known_formats
+from factforge.sparql import __version__
+from factforge.sparql.messages import shown
+from factforge.sparql.store import Store, default_cache_root
 
 from .job_files import Claim, JobFiles
 
@@ -111,7 +111,7 @@ def parse_specs(specs, *, check: Callable[[ScenarioSpec], ScenarioSpec] | None =
 
 def known_predicate(store: Store) -> Callable[[ScenarioSpec], ScenarioSpec]:
     """A spec check refusing predicates the KB lacks, before any scenario is generated."""
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     def check(spec: ScenarioSpec) -> ScenarioSpec:
         try:
@@ -214,8 +214,8 @@ def remove_abandoned(root: str | os.PathLike, name: str | None = None) -> list[s
 def _write_scenarios(store: Store, specs: list[ScenarioSpec], top: Path, names: list[str], *,
                      progress: bool, on_scenario) -> list[dict]:
     """Each spec's scenario folder under ``top``; their entries for the release manifest."""
-    from generators.scenario import generate
-    from generators.writers import write_scenario
+    from factforge.generators.scenario import generate
+    from factforge.generators.writers import write_scenario
 
     out = []
     with _bar(progress, len(specs), f"release {top.name}", "scenario") as bar:

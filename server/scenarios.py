@@ -24,12 +24,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generators.positives import NotEnoughFacts
-from generators.scenario import STEPS, generate
-from generators.spec import ScenarioSpec, SpecError
-from generators.writers import RENDERERS, load_all, write_scenario
-from sparql import __version__, profiles
-from sparql.store import Store, StoreError
+from factforge.generators.positives import NotEnoughFacts
+from factforge.generators.scenario import STEPS, generate
+from factforge.generators.spec import ScenarioSpec, SpecError
+from factforge.generators.writers import RENDERERS, load_all, write_scenario
+from factforge.sparql import __version__, profiles
+from factforge.sparql.store import Store, StoreError
 
 from .job_files import ACTIVE, Claim, JobFiles
 
@@ -318,7 +318,7 @@ class ScenarioService:
 
     def reference(self, scenario_id: str) -> Path:
         """R as sorted N-Triples, written on first request (atomically, once)."""
-        from generators.reference import write_reference
+        from factforge.generators.reference import write_reference
 
         folder = self.root / scenario_id
         path = folder / REFERENCE

@@ -8,7 +8,7 @@ import socket
 import sys
 import threading
 
-from sparql.store import Store, open_store
+from factforge.sparql.store import Store, open_store
 
 from .app import create_app
 from .waitress_errors import create_server
@@ -16,7 +16,7 @@ from .waitress_errors import create_server
 
 def demo_store(*, progress: bool = False) -> Store:
     """An in-memory store holding the bundled demo KB: what ``factforge serve`` offers by default."""
-    from sparql.loading import load_files
+    from factforge.sparql.loading import load_files
 
     from .cli import demo_kb_path
 

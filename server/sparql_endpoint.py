@@ -11,8 +11,8 @@ from urllib.parse import unquote_to_bytes
 
 from flask import Blueprint, Response, redirect, request, url_for
 
-from sparql.messages import clipped
-from sparql.results import GRAPH_MEDIA, RESULT_MEDIA
+from factforge.sparql.messages import clipped
+from factforge.sparql.results import GRAPH_MEDIA, RESULT_MEDIA
 
 from .errors import ApiError
 from .negotiation import choose

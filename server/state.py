@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from sparql.store import Store
+from factforge.sparql.store import Store
 
 from .query_runner import QueryRunner
 from .scenarios import ScenarioService

@@ -59,7 +59,7 @@ class Supervisor:
 
     def _start_one(self, slot: int) -> Worker:
         fd = self.sockets[slot].fileno()
-        command = [sys.executable, "-m", "server.cli", *self.child_args, "--listen-fd", str(fd)]
+        command = [sys.executable, "-m", "factforge", *self.child_args, "--listen-fd", str(fd)]
         process = subprocess.Popen(command, pass_fds=(fd,), stdout=subprocess.PIPE, text=True, bufsize=1)
         worker = Worker(process)
         threading.Thread(target=self._relay, args=(worker,), daemon=True, name=f"relay-{process.pid}").start()

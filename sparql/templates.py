@@ -96,7 +96,7 @@ def _cell(value: object) -> str:
 
 
 def _queries_dir():
-    return resources.files("sparql") / "queries"
+    return resources.files("factforge.sparql") / "queries"
 
 
 @lru_cache(maxsize=None)

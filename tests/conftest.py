@@ -36,8 +36,8 @@ def need(path: Path) -> Path:
 @pytest.fixture(scope="session")
 def dbpedia_store(tmp_path_factory):
     """DBpedia50 in the default graph and the DBpedia ontology in its own graph, on disk."""
-    from sparql.loading import load_files
-    from sparql.store import open_store
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
 
     store = open_store(tmp_path_factory.mktemp("dbpedia") / "store")
     load_files(store, [need(DBPEDIA_NT)], progress=False)
@@ -47,8 +47,8 @@ def dbpedia_store(tmp_path_factory):
 
 def store_from_text(folder: Path, name: str, text: str):
     """An in-memory store holding a small hand-written KB (the file name gives its format)."""
-    from sparql.loading import load_files
-    from sparql.store import open_store
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
 
     path = folder / name
     path.write_text(text)
@@ -122,8 +122,8 @@ def dbpedia_server(tmp_path_factory):
 def factbench_kb():
     """The whole FactBench train split in an in-memory store: (store, records, load report).
     Loaded once per run (about 7 s); tests only read it."""
-    from sparql.embedded import EmbeddedStore
-    from sparql.factbench import load_factbench
+    from factforge.sparql.embedded import EmbeddedStore
+    from factforge.sparql.factbench import load_factbench
 
     store = EmbeddedStore()
     records, report = load_factbench(store, need(FACTBENCH), progress=False)
@@ -134,7 +134,7 @@ def factbench_kb():
 @pytest.fixture(scope="session")
 def demo_kb_store():
     """The bundled demo KB in an in-memory store (what `factforge serve` offers by default)."""
-    from server.serve import demo_store
+    from factforge.server.serve import demo_store
 
     return demo_store()
 
@@ -148,8 +148,8 @@ def demo_http(demo_kb_store, tmp_path_factory):
 
     Mutating routes accept ``Authorization: Bearer TEST_TOKEN``.
     """
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     root = tmp_path_factory.mktemp("http")
     app = create_app(demo_kb_store, {"SCENARIO_DIR": root / "scenarios", "RELEASES_DIR": root / "releases",

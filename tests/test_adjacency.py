@@ -4,9 +4,9 @@ import numpy as np
 import pyoxigraph as ox
 import pytest
 
-from sparql import adjacency, scan
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.sparql import adjacency, scan
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 
 ARRAYS = ("src", "pred", "dst", "in_src", "in_pred", "in_ptr", "out_ptr")
 
@@ -93,7 +93,7 @@ def test_the_cache_file_keeps_every_array(dbpedia_store, tmp_path):
 def test_types_in_the_index_are_what_the_entity_types_query_gives(dbpedia_store):
     """Every indexed entity's classes, against the query the type checks used before (both graphs:
     the instances' types and the ontology's)."""
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     index = adjacency.build(dbpedia_store)
     assert index.has_types and not adjacency.build(dbpedia_store, use_table=False).has_types
@@ -104,9 +104,9 @@ def test_types_in_the_index_are_what_the_entity_types_query_gives(dbpedia_store)
 
 
 def test_types_from_the_index_make_the_same_scenarios(dbpedia_store, monkeypatch):
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
-    from generators.writers import render
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import render
 
     specs = [ScenarioSpec("http://dbpedia.org/ontology/birthPlace", size=100, transparency=0.0, ambiguous=kind, seed=4)
              for kind in ("random_walk", "lcwa")]
@@ -125,8 +125,8 @@ def test_ids_by_bisection_agree_with_a_dict(dbpedia_store, entity):
 
 def test_a_plain_ntriples_load_leaves_its_table_and_the_same_digest(tmp_path, monkeypatch):
     from conftest import DBPEDIA_NT, need
-    from sparql import loading
-    from sparql.loading import file_digest
+    from factforge.sparql import loading
+    from factforge.sparql.loading import file_digest
 
     monkeypatch.setattr(loading, "SCAN_WHILE_LOADING", 0)  # DBpedia50 is below the size that pays
     store = open_store(tmp_path / "kb")

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from conftest import FACTBENCH, need
-from evaluation.audit import AUROC_THRESHOLD, DRIFT_THRESHOLD, audit_path, audit_records, audit_scenario
-from evaluation.labelled import LabelledError
-from generators import writers
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
+from factforge.evaluation.audit import AUROC_THRESHOLD, DRIFT_THRESHOLD, audit_path, audit_records, audit_scenario
+from factforge.evaluation.labelled import LabelledError
+from factforge.generators import writers
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
 
 DBR, DBO = "http://dbpedia.org/resource/", "http://dbpedia.org/ontology/"
 DEFACTO_LINK = "property:http://defacto.aksw.org/bnode/property"
@@ -62,8 +62,8 @@ def test_does_not_flag_transparency_zero_on_dbpedia50(dbpedia_store, ambiguous, 
 def test_flags_a_type_shortcut(dbpedia_store):
     """False objects of another kind than the true ones (people where places belong) are given away by
     their types alone, and the audit says so."""
-    from evaluation.reference import Reference
-    from sparql.terms import iri
+    from factforge.evaluation.reference import Reference
+    from factforge.sparql.terms import iri
 
     scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=300, transparency=0.0,
                                                     ambiguous="random_walk", seed=1))

@@ -1,9 +1,9 @@
 """The same KB behind the embedded store and a real `oxigraph serve`: every template, same rows."""
 import pytest
 
-from sparql import profiles, templates
-from sparql.store import StoreError, open_store
-from sparql.terms import iri
+from factforge.sparql import profiles, templates
+from factforge.sparql.store import StoreError, open_store
+from factforge.sparql.terms import iri
 
 BIRTH_PLACE = iri("dbo:birthPlace")
 ENTITIES = [iri(f"dbr:{name}") for name in [
@@ -81,11 +81,11 @@ def test_raw_queries_and_errors_through_both(dbpedia_store, remote):
 def test_a_scenario_is_the_same_through_a_server(tmp_path):
     """The whole generator through SPARQLWrapper and oxigraph serve: the same facts, byte for byte."""
     from conftest import OxigraphServer
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
-    from generators.writers import render
-    from server.cli import demo_kb_path
-    from sparql.loading import load_files
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import render
+    from factforge.server.cli import demo_kb_path
+    from factforge.sparql.loading import load_files
 
     server = OxigraphServer(tmp_path, [(demo_kb_path(), None)])
     try:

@@ -8,15 +8,15 @@ import math
 import numpy as np
 import pytest
 
-from evaluation.checkers import CheckerError, canonical, checker
-from evaluation.checkers.paths import path_counts
-from evaluation.reference import Reference
-from evaluation.scoring import cross_validated, run_checker
-from server.cli import demo_kb_path
-from sparql import profiles
+from factforge.evaluation.checkers import CheckerError, canonical, checker
+from factforge.evaluation.checkers.paths import path_counts
+from factforge.evaluation.reference import Reference
+from factforge.evaluation.scoring import cross_validated, run_checker
+from factforge.server.cli import demo_kb_path
+from factforge.sparql import profiles
 from conftest import store_from_text
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 
 DBR, DBO = "http://dbpedia.org/resource/", "http://dbpedia.org/ontology/"
 CAPITAL = DBO + "capital"

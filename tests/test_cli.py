@@ -10,7 +10,7 @@ import pytest
 
 
 def factforge(*args, check=True):
-    result = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", *map(str, args)],
+    result = subprocess.run([sys.executable, "-m", "factforge", "--quiet", *map(str, args)],
                             capture_output=True, text=True, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"factforge {' '.join(map(str, args))} failed: {result.stderr}")
@@ -82,7 +82,7 @@ def test_errors_are_one_line_and_lose_nothing(tmp_path, small_kb):
 def test_endpoint_flag_reads_a_real_server(dbpedia_server, dbpedia_store):
     remote = json.loads(factforge("profile", "--endpoint", dbpedia_server.query_url,
                                   "--predicate", "dbo:birthPlace", "--json").stdout)
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     assert remote == profiles.predicate_profile(dbpedia_store, "dbo:birthPlace")
 
@@ -168,8 +168,8 @@ def test_loading_a_factbench_folder_without_the_flag_says_what_it_is(tmp_path):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from server.cli import _reading_store, build_parser
-from sparql.store import open_store
+from factforge.server.cli import _reading_store, build_parser
+from factforge.sparql.store import open_store
 
 if sys.argv[1] == "--write":  # as a load does
     store = open_store(sys.argv[2])

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from conftest import DBPEDIA_NT, need
-from generators.clusters import (cluster_details, cluster_distances, cluster_facts, cluster_key,
+from factforge.generators.clusters import (cluster_details, cluster_distances, cluster_facts, cluster_key,
                                  cluster_vectors, elbow_curve, knee, pair_distances)
-from generators.embeddings import Embeddings, Params, entity_embeddings, walks
-from sparql.cache import StatsCache
+from factforge.generators.embeddings import Embeddings, Params, entity_embeddings, walks
+from factforge.sparql.cache import StatsCache
 
 SEED = 1  # the end-to-end scenarios use seed 1 too: one embedding training for the whole module
 
@@ -109,10 +109,10 @@ def test_embeddings_lookup_unknown_entities_get_zero_rows():
 
 _CHILD = r"""
 import hashlib, json, sys
-from sparql.loading import load_files
-from sparql.store import open_store
-from generators.embeddings import Params, entity_embeddings
-from sparql.cache import StatsCache
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
+from factforge.generators.embeddings import Params, entity_embeddings
+from factforge.sparql.cache import StatsCache
 store = open_store(sys.argv[1])
 load_files(store, [sys.argv[2]], progress=False)
 emb = entity_embeddings(store, seed=5, params=Params(vector_size=16, epochs=2))
@@ -147,7 +147,7 @@ def test_embeddings_are_byte_identical_across_processes(tmp_path):
 
 
 def test_walks_follow_links_both_ways():
-    from sparql.adjacency import Adjacency
+    from factforge.sparql.adjacency import Adjacency
 
     # a -p0-> b -p1-> c ; d is isolated
     index = Adjacency(["a", "b", "c", "d"], ["p0", "p1"], np.array([0, 1], dtype=np.int32),
@@ -167,7 +167,7 @@ def test_walks_follow_links_both_ways():
 # --- DBpedia50 ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def birth_pairs(dbpedia_store):
-    from sparql import profiles
+    from factforge.sparql import profiles
 
     facts = profiles.fact_popularity(dbpedia_store, "dbo:birthPlace")
     facts = sorted(facts, key=lambda f: (-f["popularity"], f["s"], f["o"]))
@@ -196,8 +196,8 @@ def test_birth_place_clusters(dbpedia_store, birth_pairs):
 
 @pytest.fixture(scope="module")
 def scenarios(dbpedia_store):
-    from generators.scenario import generate
-    from generators.spec import ScenarioSpec
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
 
     return {h: generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, homogeneity=h,
                                                     transparency=1.0, seed=SEED))

@@ -12,13 +12,13 @@ import pytest
 import rdflib
 from rdflib import OWL, RDF, RDFS, XSD, Literal, URIRef
 
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 
 DBO = rdflib.Namespace("http://dbpedia.org/ontology/")
 DBR = "http://dbpedia.org/resource/"
 W3C = (str(RDF), str(RDFS), str(OWL), str(XSD))
-DEMO = Path(str(resources.files("sparql") / "demo" / "demo.ttl"))
+DEMO = Path(str(resources.files("factforge.sparql") / "demo" / "demo.ttl"))
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def superclasses(graph, cls) -> list:
 
 
 def test_the_file_is_where_the_cli_looks():
-    from server.cli import demo_kb_path
+    from factforge.server.cli import demo_kb_path
 
     assert DEMO.is_file() and demo_kb_path() == DEMO
 

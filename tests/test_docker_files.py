@@ -3,6 +3,7 @@ parsers, factforge's and oxigraph's, and the compose services are rehearsed as l
 tests/test_containers.py builds and runs them in real containers, under podman."""
 from __future__ import annotations
 
+import configparser
 import json
 import re
 import shutil
@@ -20,7 +21,7 @@ def commands(text: str, key: str) -> list[list[str]]:
 
 
 def test_compose_and_dockerfile_use_real_factforge_flags():
-    from server.cli import build_parser
+    from factforge.server.cli import build_parser
 
     compose = (ROOT / "docker" / "compose.yaml").read_text()
     dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
@@ -37,11 +38,12 @@ def test_compose_and_dockerfile_use_real_factforge_flags():
 
 def test_dockerfile_copies_every_package():
     dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
-    setup = (ROOT / "setup.cfg").read_text()
-    block = setup.split("[options.packages.find]")[1].split("[")[0]
-    packages = {line.strip() for line in block.splitlines() if line.strip() and "*" not in line and "=" not in line}
-    for package in packages:
-        assert f"COPY {package} ./{package}" in dockerfile
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    folders = {line.split("=")[1].strip() for line in config["options"]["package_dir"].splitlines() if line.strip()}
+    assert folders >= {"factforge", "sparql", "server", "generators", "evaluation"}
+    for folder in folders:
+        assert f"COPY {folder} ./{folder}" in dockerfile
 
 
 @pytest.mark.skipif(shutil.which("oxigraph") is None, reason="the oxigraph CLI is not installed")
@@ -69,7 +71,7 @@ def test_the_compose_services_run_together_as_written(tmp_path):
     import yaml
 
     from conftest import free_port
-    from server.cli import demo_kb_path
+    from factforge.server.cli import demo_kb_path
 
     text = (ROOT / "docker" / "compose.yaml").read_text()
     services = yaml.safe_load(text)["services"]
@@ -98,7 +100,7 @@ def test_the_compose_services_run_together_as_written(tmp_path):
     environment = {**os.environ, **{k: inside([v])[0] for k, v in env.items()}, "FACTFORGE_TOKEN": "secret"}
     factforge = None
     try:
-        factforge = subprocess.Popen([sys.executable, "-m", "server.cli", *command], env=environment,
+        factforge = subprocess.Popen([sys.executable, "-m", "factforge", *command], env=environment,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
         line = factforge.stdout.readline()
         while line and not line.startswith("factforge serving"):

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from evaluation import commands
-from evaluation.commands import register
-from generators import writers
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from server import cli
+from factforge.evaluation import commands
+from factforge.evaluation.commands import register
+from factforge.generators import writers
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.server import cli
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pyoxigraph import NamedNode
 
-from sparql.embedded import EmbeddedStore
-from sparql.factbench import FactRecord, load_factbench, model_graph, read_factbench, year
-from sparql.loading import LoadError
+from factforge.sparql.embedded import EmbeddedStore
+from factforge.sparql.factbench import FactRecord, load_factbench, model_graph, read_factbench, year
+from factforge.sparql.loading import LoadError
 
 DATA = Path(os.environ.get("FACTFORGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 TRAIN = DATA / "factbench" / "train"

@@ -14,15 +14,15 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from generators.negatives import SAMPLERS, sampler
-from generators.negatives.factbench import KINDS, _join, _split, plan
-from generators.scenario import generate
-from generators.spec import ScenarioSpec, SpecError
-from generators.writers import write_scenario
-from generators.writers.factbench_layout import LINK, date_literal, relation_name
-from sparql.embedded import EmbeddedStore
-from sparql.factbench import read_factbench, year
-from sparql.terms import iri
+from factforge.generators.negatives import SAMPLERS, sampler
+from factforge.generators.negatives.factbench import KINDS, _join, _split, plan
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec, SpecError
+from factforge.generators.writers import write_scenario
+from factforge.generators.writers.factbench_layout import LINK, date_literal, relation_name
+from factforge.sparql.embedded import EmbeddedStore
+from factforge.sparql.factbench import read_factbench, year
+from factforge.sparql.terms import iri
 
 DATA = Path(os.environ.get("FACTFORGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 TRAIN = DATA / "factbench" / "train"
@@ -106,7 +106,7 @@ def test_fact_dates_reads_a_model_in_the_default_graph():
     model = next(iter(sorted((TRAIN / "correct" / "birth").glob("*.ttl"))), None) if TRAIN.is_dir() else None
     if model is None:
         pytest.skip("../shared/data/factbench/train not present")
-    from sparql.loading import load_files
+    from factforge.sparql.loading import load_files
 
     kb = EmbeddedStore()
     load_files(kb, [model], progress=False)

@@ -201,8 +201,8 @@ def test_wrong_method_is_a_json_405(demo_http):
 
 def test_slow_generation_answers_202_and_the_status_url_shows_progress(demo_kb_store, tmp_path):
     """With no time to wait the first answer is a job; the job ends done and the POST then gives 201."""
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc", "SYNC_WAIT": 0})
     with BackgroundServer(app) as server:
@@ -232,8 +232,8 @@ def test_openapi_and_docs_describe_the_spec(demo_http):
 
 
 def test_openapi_covers_the_url_map(demo_kb_store, tmp_path):
-    from server.app import create_app
-    from server.openapi import openapi_document
+    from factforge.server.app import create_app
+    from factforge.server.openapi import openapi_document
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc"})
     with app.app_context():
@@ -250,7 +250,7 @@ def test_factforge_serve_smoke_with_curl(tmp_path):
     """The real command line: `factforge serve` on the demo KB, asked with curl."""
     port = free_port()
     env = {**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")}
-    process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "factforge", "--quiet", "serve", "--port", str(port)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     try:
         line = process.stdout.readline().decode()

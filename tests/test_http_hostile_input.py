@@ -21,11 +21,11 @@ LONGEST_MESSAGE = 400  # an error message echoes a summary of the input, never a
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     """The real app on an on-disk store, with folders this module knows: (base URL, root folder)."""
-    from server.app import create_app
-    from server.cli import demo_kb_path
-    from server.serve import BackgroundServer
-    from sparql.loading import load_files
-    from sparql.store import open_store
+    from factforge.server.app import create_app
+    from factforge.server.cli import demo_kb_path
+    from factforge.server.serve import BackgroundServer
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
 
     root = tmp_path_factory.mktemp("hostile")
     store = open_store(root / "store")

@@ -11,16 +11,16 @@ import sys
 
 import pytest
 
-from generators.spec import ScenarioSpec
-from server.job_files import JobFiles
-from server.scenarios import ScenarioService
+from factforge.generators.spec import ScenarioSpec
+from factforge.server.job_files import JobFiles
+from factforge.server.scenarios import ScenarioService
 
 SPEC = {"predicate": "dbo:capital", "size": 30, "ambiguous": "random_walk", "seed": 11}
 
 # Another process: claims a job, says it runs, tells the test, then waits until it is killed.
 HOLDER = """
 import sys
-from server.job_files import JobFiles
+from factforge.server.job_files import JobFiles
 files = JobFiles(sys.argv[1])
 claim = files.claim(sys.argv[2])
 assert claim is not None
@@ -249,7 +249,7 @@ def test_a_lock_file_opened_before_its_removal_is_told_apart(tmp_path):
     """The check behind claim(): a descriptor opened before remove() is not the file at the path."""
     import os
 
-    from server.job_files import _same_file
+    from factforge.server.job_files import _same_file
 
     files = JobFiles(tmp_path)
     path = str(tmp_path / "job.lock")
@@ -267,7 +267,7 @@ def test_a_lock_file_opened_before_its_removal_is_told_apart(tmp_path):
 
 
 def test_a_running_service_clears_stale_job_files_when_it_trims_its_jobs(demo_kb_store, tmp_path, monkeypatch):
-    monkeypatch.setattr("server.scenarios.SWEEP_EVERY", 0.0)  # at every trim, not once a minute
+    monkeypatch.setattr("factforge.server.scenarios.SWEEP_EVERY", 0.0)  # at every trim, not once a minute
     service = ScenarioService(demo_kb_store, tmp_path / "sc", keep_jobs=1)
     try:
         stale = "sc-0123456789abcdef0123"  # a failure another process left two hours ago

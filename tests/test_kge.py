@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyoxigraph import NamedNode
 
-from sparql.embedded import EmbeddedStore
-from sparql.kge import load_kge_tsv, local_to_iri
-from sparql.loading import LoadError, load_files
-from sparql.terms import RDF_TYPE
+from factforge.sparql.embedded import EmbeddedStore
+from factforge.sparql.kge import load_kge_tsv, local_to_iri
+from factforge.sparql.loading import LoadError, load_files
+from factforge.sparql.terms import RDF_TYPE
 
 DATA = Path(os.environ.get("FACTFORGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 DBPEDIA50 = DATA / "dbpedia50"

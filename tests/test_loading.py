@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, need
-from sparql.loading import LoadError, load_files
-from sparql.store import open_store
+from factforge.sparql.loading import LoadError, load_files
+from factforge.sparql.store import open_store
 
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 LINE = re.compile(r"^(<[^>]*>|_:\S+) (<[^>]*>) (.*) \.$")

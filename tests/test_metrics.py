@@ -1,7 +1,7 @@
 """AUROC against hand-computed values, ROC points, and pictures that are the same bytes on rerun."""
 from __future__ import annotations
 
-from evaluation.metrics import auroc, heatmap, roc_plot, roc_points
+from factforge.evaluation.metrics import auroc, heatmap, roc_plot, roc_points
 
 # positives 0.9, 0.7, 0.4; negatives 0.8, 0.35, 0.1. Pairs where the positive scores higher:
 # 0.9 > all three (3), 0.7 > 0.35, 0.1 (2), 0.4 > 0.35, 0.1 (2): 7 of 9.

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from conftest import DBPEDIA_NT, store_from_text
-from generators.facts import Fact
-from generators.negatives import NegativeContext, sampler
-from generators.negatives.base import sorted_member
-from generators.random_state import stream
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from sparql import profiles
-from sparql.adjacency import adjacency
+from factforge.generators.facts import Fact
+from factforge.generators.negatives import NegativeContext, sampler
+from factforge.generators.negatives.base import sorted_member
+from factforge.generators.random_state import stream
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.sparql import profiles
+from factforge.sparql.adjacency import adjacency
 
 EX = "http://example.org/"
 BORN = EX + "born"
@@ -190,7 +190,7 @@ def test_no_false_fact_is_a_co_object_of_a_known_one(dbpedia_store, ambiguous):
 def test_walk_ends_follow_their_paths(dbpedia_store):
     """Every end is reachable from the start along its path, and never a node to avoid; most
     paths with other ends give one (178 of 270 here)."""
-    from generators.negatives.random_walk import meta_paths, walk_ends
+    from factforge.generators.negatives.random_walk import meta_paths, walk_ends
 
     index = adjacency(dbpedia_store)
     facts = sorted(profiles.predicate_facts(dbpedia_store, BIRTH_PLACE))[::8]
@@ -215,7 +215,7 @@ def test_walk_ends_follow_their_paths(dbpedia_store):
 def test_path_search_finds_what_a_plain_enumeration_finds(dbpedia_store):
     """meta_paths (sorted neighbourhoods, binary search, pairs packed into one integer) against a
     plain walk over every neighbour, on facts where none of its caps applies."""
-    from generators.negatives.random_walk import HUB_DEGREE, MAX_MIDDLE, MAX_PATHS, meta_paths
+    from factforge.generators.negatives.random_walk import HUB_DEGREE, MAX_MIDDLE, MAX_PATHS, meta_paths
 
     index = adjacency(dbpedia_store)
     skip = index.pindex[BIRTH_PLACE] + 1
@@ -300,8 +300,8 @@ def codex_store():
     """CoDEx-S (train and valid) with its entity types: a Wikidata KB, whose popular objects
     (countries, languages) are true for many subjects at once."""
     from conftest import CODEX, need
-    from sparql.embedded import EmbeddedStore
-    from sparql.kge import load_kge_tsv
+    from factforge.sparql.embedded import EmbeddedStore
+    from factforge.sparql.kge import load_kge_tsv
 
     store = EmbeddedStore()
     load_kge_tsv(store, [need(CODEX / "train.txt"), CODEX / "valid.txt"], entity_base=WD, relation_base=WD,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import evaluate_predictions
-from evaluation.predictions import PredictionsError, read_predictions
+from factforge.evaluation import evaluate_predictions
+from factforge.evaluation.predictions import PredictionsError, read_predictions
 
 RECORDS = [{"id": "te00001", "label": True}, {"id": "te00002", "label": False},
            {"id": "te00003", "label": True}, {"id": "te00004", "label": False}]

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from conftest import DBPEDIA_NT
-from sparql import profiles
-from sparql.cache import StatsCache
-from sparql.profiles import UnknownPredicate, functionality, popularity
-from sparql.terms import is_schema_predicate
+from factforge.sparql import profiles
+from factforge.sparql.cache import StatsCache
+from factforge.sparql.profiles import UnknownPredicate, functionality, popularity
+from factforge.sparql.terms import is_schema_predicate
 
 LINE = re.compile(r"^<([^>]*)> <([^>]*)> (.*) \.$")
 
@@ -98,7 +98,7 @@ def test_unknown_and_malformed_predicates(dbpedia_store):
 
 # --- the quad-table path (scan + quadstats) against the aggregate queries -------------------------------
 def test_table_profiles_equal_the_aggregate_queries_on_dbpedia(dbpedia_store):
-    from sparql.scan import kb_table
+    from factforge.sparql.scan import kb_table
 
     assert kb_table(dbpedia_store) is not None  # the fast path is the one under test
     assert profiles._compute_profiles(dbpedia_store, False) == profiles._compute_profiles(
@@ -108,21 +108,21 @@ def test_table_profiles_equal_the_aggregate_queries_on_dbpedia(dbpedia_store):
 def test_table_profiles_equal_the_aggregate_queries_on_the_demo_kb(tmp_path):
     from importlib import resources
 
-    from sparql.loading import load_files
-    from sparql.scan import kb_table
-    from sparql.store import open_store
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.scan import kb_table
+    from factforge.sparql.store import open_store
 
     store = open_store(tmp_path / "demo")
-    load_files(store, [resources.files("sparql") / "demo" / "demo.ttl"], progress=False)
+    load_files(store, [resources.files("factforge.sparql") / "demo" / "demo.ttl"], progress=False)
     load_files(store, [DBPEDIA_NT], graph="http://example.org/graph/copy", progress=False)  # same triples twice
     assert kb_table(store) is not None
     assert profiles._compute_profiles(store, False) == profiles._compute_profiles(store, False, use_table=False)
 
 
 def test_blank_nodes_fall_back_to_the_aggregate_queries(tmp_path):
-    from sparql.loading import load_files
-    from sparql.scan import kb_table
-    from sparql.store import open_store
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.scan import kb_table
+    from factforge.sparql.store import open_store
 
     source = tmp_path / "b.nt"
     source.write_text('<http://example.org/a> <http://example.org/p> _:x .\n'

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.query_guard import QueryLimits, QueryRefused, check_query
+from factforge.server.query_guard import QueryLimits, QueryRefused, check_query
 
 ALLOWED = "http://allowed.example/sparql"
 OPEN = QueryLimits()

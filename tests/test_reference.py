@@ -6,15 +6,15 @@ import pytest
 from pyoxigraph import NamedNode
 
 from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, need, store_from_text
-from generators import reference, writers
-from generators.facts import Fact
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from sparql import profiles
-from sparql.adjacency import adjacency as load_adjacency
-from sparql.adjacency import build as build_adjacency
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.generators import reference, writers
+from factforge.generators.facts import Fact
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.sparql import profiles
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.adjacency import build as build_adjacency
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 
 SPEC = dict(predicate="dbo:birthPlace", size=60, transparency=0.5, seed=5)
 
@@ -166,8 +166,8 @@ def test_pair_level_unlinks_false_test_facts_as_it_does_true_ones(memory_store, 
     been unlinked, "s and o are linked in R" would give the label; no test fact, true or false,
     may keep a direct link. The evaluation derives the same R from the written files, and the
     PyKEEN reference holds it."""
-    from evaluation.labelled import read_scenario
-    from evaluation.reference import Reference, scenario_reference
+    from factforge.evaluation.labelled import read_scenario
+    from factforge.evaluation.reference import Reference, scenario_reference
 
     scenario = generate(memory_store, ScenarioSpec(predicate="dbo:birthPlace", size=60, transparency=0.0,
                                                    ambiguous=ambiguous, leakage="pair", seed=5))

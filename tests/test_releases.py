@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from conftest import TEST_TOKEN
-from server import releases as lib
+from factforge.server import releases as lib
 
 SPEC_A = {"predicate": "dbo:capital", "size": 20, "ambiguous": "random_walk", "seed": 1}
 SPEC_B = {"predicate": "dbo:capital", "size": 20, "ambiguous": "random_walk", "seed": 2, "popularity": "popular"}
@@ -161,10 +161,10 @@ def test_a_crash_while_packing_leaves_no_trace(made, demo_kb_store, monkeypatch)
 # A maker killed with SIGKILL: it claims the name, writes its first scenario, and dies before packing.
 KILLED_MAKER = """
 import os, signal, sys
-from server import releases as lib
-from server.cli import demo_kb_path
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.server import releases as lib
+from factforge.server.cli import demo_kb_path
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 store = open_store()
 load_files(store, [demo_kb_path()])
 def die(done, total):
@@ -226,7 +226,7 @@ def test_a_made_release_leaves_no_claim_file_and_a_failed_one_keeps_its_own(made
 def test_a_server_sweeps_old_release_failures_and_keeps_fresh_ones(tmp_path):
     import os
 
-    from server.api_releases import ReleaseJobs
+    from factforge.server.api_releases import ReleaseJobs
 
     files = lib.JobFiles(tmp_path / lib.JOBS)
     for name in ("old", "fresh"):
@@ -299,10 +299,10 @@ def test_verify_reports_truncated_and_non_gzip_files(made, tmp_path):
 # --- the command line -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def demo_dir_store(tmp_path_factory):
-    from sparql.loading import load_files
-    from sparql.store import open_store
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
 
-    from server.cli import demo_kb_path
+    from factforge.server.cli import demo_kb_path
 
     path = tmp_path_factory.mktemp("kb") / "store"
     store = open_store(path)
@@ -312,7 +312,7 @@ def demo_dir_store(tmp_path_factory):
 
 
 def test_cli_create_list_verify(demo_dir_store, tmp_path, capsys, monkeypatch):
-    from server.cli import main
+    from factforge.server.cli import main
 
     spec_file = tmp_path / "specs.json"
     spec_file.write_text(json.dumps([SPEC_A]))
@@ -344,7 +344,7 @@ def test_cli_create_list_verify(demo_dir_store, tmp_path, capsys, monkeypatch):
 
 
 def test_cli_and_server_share_the_default_releases_folder(monkeypatch, tmp_path):
-    from sparql.store import default_cache_root
+    from factforge.sparql.store import default_cache_root
 
     monkeypatch.delenv("FACTFORGE_RELEASES", raising=False)
     assert lib.default_releases_dir() == default_cache_root() / "releases"
@@ -444,8 +444,8 @@ def test_http_unknown_release_is_a_json_404(demo_http, path):
 
 
 def test_http_slow_release_answers_202_with_a_status_url(demo_kb_store, tmp_path, monkeypatch):
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     gate, real = threading.Event(), lib.create_release
 

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL
-from generators.positives import NotEnoughFacts
-from generators.scenario import Scenario, generate
-from generators.spec import ScenarioSpec, SpecError
-from generators.writers import render
-from sparql import profiles
-from sparql.profiles import UnknownPredicate
-from sparql.terms import PREFIXES, iri
+from factforge.generators.positives import NotEnoughFacts
+from factforge.generators.scenario import Scenario, generate
+from factforge.generators.spec import ScenarioSpec, SpecError
+from factforge.generators.writers import render
+from factforge.sparql import profiles
+from factforge.sparql.profiles import UnknownPredicate
+from factforge.sparql.terms import PREFIXES, iri
 
 DBO = PREFIXES["dbo"]
 RDF_TYPE = PREFIXES["rdf"] + "type"
@@ -30,7 +30,7 @@ BIRTH_PLACE = DBO + "birthPlace"
 TEAM = DBO + "team"
 LINE = re.compile(r"^<([^>]*)> <([^>]*)> (.*) \.$")
 KNOBS = ("size", "train_size", "ratio", "transparency", "type_overlap", "max_path_length", "ambiguous", "homogeneity")
-HAS_CLUSTERS = importlib.util.find_spec("generators.clusters") is not None
+HAS_CLUSTERS = importlib.util.find_spec("factforge.generators.clusters") is not None
 
 
 # --- the raw file, read once ---------------------------------------------------------------------
@@ -278,7 +278,7 @@ def test_location_drift_is_reported_as_recomputed(make, predicate, c):
 def test_summary_and_audit_name_the_same_drift_when_paths_tie(make, dbpedia_store):
     """Random-walk paths often tie for the most frequent; the CLI prints the summary's and the
     audit's drift one above the other, so they must break the tie the same way."""
-    from evaluation.audit import audit_scenario
+    from factforge.evaluation.audit import audit_scenario
 
     scenario = make(predicate=TEAM, size=200, transparency=0.3, homogeneity=0.8, ambiguous="random_walk",
                     leakage="pair", train_size=100, entity_disjoint=True, seed=3)
@@ -303,7 +303,7 @@ def test_walk_made_share_is_reported_apart_from_fallback(make, dbpedia_store, tm
     assert walk["walk_share"] == round((len(answers) - fallback) / len(answers), 4)
     assert "not" in walk["note"] and scenario.manifest()["random_walk"] == walk
     assert make(**grid_spec(BIRTH_PLACE, 1.0, "random_walk")).summary["random_walk"] is None  # no walk asked
-    from server.cli import _print_summary
+    from factforge.server.cli import _print_summary
     import contextlib
     import io
 
@@ -350,11 +350,11 @@ def test_other_seed_gives_other_test_facts(make):
 SUBPROCESS = r"""
 import json, sys
 from pathlib import Path
-from sparql.store import open_store
-from sparql.loading import load_files
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from generators.writers import render
+from factforge.sparql.store import open_store
+from factforge.sparql.loading import load_files
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.generators.writers import render
 
 nt, ontology, graph, spec = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 store = open_store(None)
@@ -480,10 +480,10 @@ def test_lcwa_false_facts_are_paired_with_true_facts_of_the_set(dbpedia_store, m
 
 
 def test_pairing_leaves_other_samplers_and_clustering_alone(dbpedia_store):
-    from generators.negatives import NegativeContext
-    from generators.positives import kb_pairs, ranking
-    from generators.scenario import _paired
-    from sparql.adjacency import adjacency
+    from factforge.generators.negatives import NegativeContext
+    from factforge.generators.positives import kb_pairs, ranking
+    from factforge.generators.scenario import _paired
+    from factforge.sparql.adjacency import adjacency
 
     for fields in (dict(ambiguous="random_walk"), dict(ambiguous="lcwa", transparency=1.0),
                    dict(ambiguous="lcwa", homogeneity=0.5)):
@@ -509,8 +509,8 @@ def test_false_facts_are_spread_evenly_over_the_true_subjects(dbpedia_store, tra
     # Drawn at random, about a third of the subjects got none (1/e); a few are left only where no
     # acceptable false fact exists for them.
     assert uses[0] <= 0.1 * len(true_subjects), uses
-    from evaluation.audit import AUROC_THRESHOLD, audit_records
-    from generators.writers import records
+    from factforge.evaluation.audit import AUROC_THRESHOLD, audit_records
+    from factforge.generators.writers import records
 
     report = audit_records(records(scenario, "test"), seed=0)
     assert report["baselines"]["frequency"]["auroc"] <= AUROC_THRESHOLD
@@ -523,8 +523,8 @@ def test_false_objects_follow_the_true_objects_counts(dbpedia_store, seed):
     that is the object of one true fact often got no false fact, so "object seen once" meant true
     (frequency-only AUROC 0.62-0.74 at c = 0.3, seeds 0-2). Objects most owed to the set now come
     first, so true objects left seen once are about as few as false ones."""
-    from evaluation.audit import AUROC_THRESHOLD, audit_records
-    from generators.writers import records
+    from factforge.evaluation.audit import AUROC_THRESHOLD, audit_records
+    from factforge.generators.writers import records
 
     scenario = generate(dbpedia_store, ScenarioSpec(predicate=TEAM, size=200, transparency=0.3,
                                                     ambiguous="random_walk", seed=seed))

@@ -14,8 +14,8 @@ from test_http_api import MEDIA, SPEC, made
 @pytest.fixture(scope="module")
 def servers(demo_kb_store, tmp_path_factory):
     """(fast path server, Flask-only server, their apps, a made scenario id with a train split)."""
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     folder = tmp_path_factory.mktemp("fastpath") / "scenarios"
     fast = create_app(demo_kb_store, {"SCENARIO_DIR": folder})
@@ -122,8 +122,8 @@ def test_a_scenario_removed_from_disk_is_no_longer_served(demo_kb_store, tmp_pat
     """The fast path checks the disk on every request, as the route does; its copy is not a second truth."""
     import shutil
 
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc"})
     with BackgroundServer(app) as server:
@@ -140,7 +140,7 @@ def _app_with_scenario(store, tmp_path, *, seed: int):
     """An app in-process (werkzeug's test client), one finished scenario, and the WSGI app behind the fast path."""
     from werkzeug.test import Client
 
-    from server.app import create_app
+    from factforge.server.app import create_app
 
     app = create_app(store, {"SCENARIO_DIR": tmp_path / "sc"})
     client = Client(app)
@@ -152,7 +152,7 @@ def _app_with_scenario(store, tmp_path, *, seed: int):
 
 def test_the_memory_budget_evicts_the_oldest(demo_kb_store, tmp_path):
     """With room for one answer only, the cache keeps the latest and still answers every request right."""
-    from server.fastpath import ScenarioFastPath
+    from factforge.server.fastpath import ScenarioFastPath
 
     app, client, scenario_id, inner = _app_with_scenario(demo_kb_store, tmp_path, seed=13)
     sizes = {name: len(client.get(f"/api/scenarios/{scenario_id}?format={name}").data) for name in ("tsv", "csv")}
@@ -170,7 +170,7 @@ def test_an_answer_too_big_to_keep_is_left_to_flask(demo_kb_store, tmp_path):
     nothing, and after the first request it no longer asks Flask twice."""
     from werkzeug.test import Client
 
-    from server.fastpath import ScenarioFastPath
+    from factforge.server.fastpath import ScenarioFastPath
 
     app, client, scenario_id, inner = _app_with_scenario(demo_kb_store, tmp_path, seed=14)
     calls = []

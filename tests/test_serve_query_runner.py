@@ -23,7 +23,7 @@ def wait_for(check, seconds: float = 60.0):
 
 @pytest.fixture
 def runner(demo_kb_store):
-    from server.query_runner import QueryRunner
+    from factforge.server.query_runner import QueryRunner
 
     made = QueryRunner(demo_kb_store, timeout=2.0, row_cap=20, workers=1, queue_size=1)
     yield made
@@ -31,7 +31,7 @@ def runner(demo_kb_store):
 
 
 def test_answers_and_refusals(runner, demo_kb_store):
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     answer = runner.run(COUNT, "csv", "turtle")
     assert answer.body.decode().split() == ["n", str(demo_kb_store.triple_count())] and answer.rows == 1
@@ -43,7 +43,7 @@ def test_answers_and_refusals(runner, demo_kb_store):
 
 
 def test_a_runaway_query_is_killed_and_a_query_in_line_times_out_then_the_worker_serves_on(runner):
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     outcomes = {}
 
@@ -66,7 +66,7 @@ def test_a_runaway_query_is_killed_and_a_query_in_line_times_out_then_the_worker
 
 
 def test_past_the_queue_bound_a_query_is_turned_away_at_once(runner):
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     threads = [threading.Thread(target=lambda: pytest.raises(QueryRefused, runner.run, RUNAWAY, "json", "turtle"))
                for _ in range(2)]
@@ -82,7 +82,7 @@ def test_past_the_queue_bound_a_query_is_turned_away_at_once(runner):
 
 
 def test_an_unexpected_error_is_a_500_and_the_worker_survives(runner, monkeypatch):
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     def broken(job):
         raise RuntimeError("a bug")
@@ -96,7 +96,7 @@ def test_an_unexpected_error_is_a_500_and_the_worker_survives(runner, monkeypatc
 
 
 def test_closed_runner_refuses_at_once_and_leaves_no_process(runner):
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     assert runner.run(COUNT, "json", "turtle").rows == 1
     process = runner._hosts[0].process
@@ -108,7 +108,7 @@ def test_closed_runner_refuses_at_once_and_leaves_no_process(runner):
 
 
 def test_a_store_on_disk_is_opened_read_only_by_the_query_process(dbpedia_store):
-    from server.query_runner import QueryRunner
+    from factforge.server.query_runner import QueryRunner
 
     made = QueryRunner(dbpedia_store, timeout=30, row_cap=10, workers=1)
     try:
@@ -124,7 +124,7 @@ def test_a_query_process_that_crashes_costs_only_that_query(runner):
     import os
     import signal
 
-    from server.query_runner import QueryRefused
+    from factforge.server.query_runner import QueryRefused
 
     runner.timeout = 60.0
     assert runner.run(COUNT, "json", "turtle").rows == 1  # its process is up
@@ -150,7 +150,7 @@ def test_a_query_process_that_crashes_costs_only_that_query(runner):
 def test_a_query_past_its_memory_limit_fails_alone(demo_kb_store):
     """A sorted cartesian product grows by hundreds of MB a second: it must fail in its own process
     at the memory limit, not take the machine's memory."""
-    from server.query_runner import QueryRefused, QueryRunner
+    from factforge.server.query_runner import QueryRefused, QueryRunner
 
     made = QueryRunner(demo_kb_store, timeout=120, row_cap=10, workers=1, memory_mb=256)
     try:

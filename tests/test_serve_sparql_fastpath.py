@@ -13,8 +13,8 @@ RESULTS = ["application/sparql-results+json", "application/sparql-results+xml", 
 
 @pytest.fixture(scope="module")
 def servers(demo_kb_store, tmp_path_factory):
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     folder = tmp_path_factory.mktemp("sparqlfast")
     config = {"SCENARIO_DIR": folder, "SPARQL_ROW_CAP": 50}
@@ -86,8 +86,8 @@ def test_other_requests_go_to_flask(servers, method, kwargs):
 
 
 def test_time_limit_is_the_views_503(demo_kb_store, tmp_path):
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path, "SPARQL_TIMEOUT": 0.2, "SPARQL_WORKERS": 1})
     with BackgroundServer(app) as server:

@@ -40,7 +40,7 @@ class Served:
         # stderr to a file, not a pipe: a pipe nobody reads stalls a server that logs more than it holds
         self.stderr_path = tmp_path / f"serve-{self.port}.stderr"
         with open(self.stderr_path, "w") as stderr:
-            self.process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port",
+            self.process = subprocess.Popen([sys.executable, "-m", "factforge", "--quiet", "serve", "--port",
                                              str(self.port), *args], stdout=subprocess.PIPE, stderr=stderr,
                                             text=True, env=env, cwd=tmp_path)
         line = self.process.stdout.readline()
@@ -89,7 +89,7 @@ def follow(url: str, response: requests.Response) -> dict:
 
 def test_processes_on_one_scenario_folder_share_jobs(served, tmp_path, demo_kb_store):
     """A job that another process is making is reported, not made again; an orphan is made anew."""
-    from server.scenarios import ScenarioService
+    from factforge.server.scenarios import ScenarioService
     from test_job_files import hold, kill
 
     folder = tmp_path / "scenarios"
@@ -135,8 +135,8 @@ def test_sigterm_does_not_wait_for_the_release_being_made(tmp_path, monkeypatch)
     """A release of many scenarios is under way when SIGTERM comes: the server stops without
     finishing it (the interpreter would otherwise wait for its thread), leaves no archive, and the
     job reads as stopped, so the same request can start it again."""
-    from server import releases as lib
-    from server.api_releases import ReleaseJobs
+    from factforge.server import releases as lib
+    from factforge.server.api_releases import ReleaseJobs
 
     env_token = "sigterm-secret"
     monkeypatch.setenv("FACTFORGE_TOKEN", env_token)
@@ -167,14 +167,14 @@ def test_sigterm_does_not_wait_for_the_release_being_made(tmp_path, monkeypatch)
 
 def test_workers_share_one_port_and_one_store(served, tmp_path):
     store = tmp_path / "store"
-    subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
+    subprocess.run([sys.executable, "-m", "factforge", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
                     "--store", str(store)], check=True, capture_output=True, cwd=tmp_path)
     server = served("--store", str(store), "--workers", "2")
     assert "with 2 worker processes" in server.line
     workers = children(server.process.pid)
     assert len(workers) == 2
 
-    taken = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port",
+    taken = subprocess.run([sys.executable, "-m", "factforge", "serve", "--workers", "2", "--port",
                             str(server.port)], capture_output=True, text=True, timeout=60)
     assert taken.returncode == 1 and taken.stderr.startswith("factforge: error: --port: cannot listen")
 
@@ -216,7 +216,7 @@ def test_workers_share_one_port_and_one_store(served, tmp_path):
 
 
 def test_workers_that_keep_dying_stop_the_server(served):
-    from server.workers import RESTARTS, RESTART_WINDOW
+    from factforge.server.workers import RESTARTS, RESTART_WINDOW
 
     server = served("--workers", "2")  # the demo KB in each worker
     for death in range(RESTARTS + 1):
@@ -251,7 +251,7 @@ def _state(pid: int) -> str:
 def test_a_worker_that_cannot_start_stops_the_server(tmp_path):
     empty = tmp_path / "not-a-store"
     empty.mkdir()
-    done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--store", str(empty),
+    done = subprocess.run([sys.executable, "-m", "factforge", "--quiet", "serve", "--store", str(empty),
                            "--workers", "2", "--port", str(free_port())], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 1
@@ -263,7 +263,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path, workers):
     import socket
 
     with socket.create_server(("127.0.0.1", 0)) as taken:
-        done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--workers", workers,
+        done = subprocess.run([sys.executable, "-m", "factforge", "--quiet", "serve", "--workers", workers,
                                "--port", str(taken.getsockname()[1])], capture_output=True, text=True, timeout=120,
                               env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -274,13 +274,13 @@ def test_a_port_in_use_is_a_clear_error(tmp_path, workers):
 def test_a_server_started_before_its_endpoint_waits_for_it(tmp_path, workers):
     """As compose starts them: factforge first, the SPARQL server a moment later on its port."""
     from conftest import OxigraphServer
-    from server.cli import demo_kb_path
+    from factforge.server.cli import demo_kb_path
 
     endpoint_port, port = free_port(), free_port()
     endpoint = f"http://127.0.0.1:{endpoint_port}/query"
     with open(tmp_path / "serve.stderr", "w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "--quiet", "serve", "--endpoint", endpoint, "--endpoint-wait", "120",
+            [sys.executable, "-m", "factforge", "--quiet", "serve", "--endpoint", endpoint, "--endpoint-wait", "120",
              "--workers", workers, "--port", str(port)], stdout=subprocess.PIPE, stderr=stderr, text=True,
             env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
     oxigraph = None
@@ -302,7 +302,7 @@ def test_a_server_started_before_its_endpoint_waits_for_it(tmp_path, workers):
 
 def test_an_endpoint_that_never_answers_is_a_clear_error(tmp_path):
     endpoint = f"http://127.0.0.1:{free_port()}/query"
-    done = subprocess.run([sys.executable, "-m", "server.cli", "--quiet", "serve", "--endpoint", endpoint,
+    done = subprocess.run([sys.executable, "-m", "factforge", "--quiet", "serve", "--endpoint", endpoint,
                            "--endpoint-wait", "1", "--port", str(free_port())], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -315,14 +315,14 @@ def test_an_endpoint_that_never_answers_is_a_clear_error(tmp_path):
                                          (["--endpoint", "http://x/q", "--endpoint-wait", "-1"], "--endpoint-wait"),
                                          (["--endpoint-wait", "5"], "--endpoint-wait")])
 def test_bad_serve_options_name_the_option(args, field, capsys):
-    from server.cli import main
+    from factforge.server.cli import main
 
     assert main(["serve", *args]) == 1
     assert capsys.readouterr().err.startswith(f"factforge: error: {field}:")
 
 
 def test_workers_default_from_the_environment(monkeypatch):
-    from server.cli import _workers
+    from factforge.server.cli import _workers
 
     monkeypatch.setenv("FACTFORGE_WORKERS", "3")
     assert _workers(None) == 3
@@ -333,7 +333,7 @@ def test_workers_default_from_the_environment(monkeypatch):
 
 @pytest.mark.parametrize("value", ["abc", "0", "2.5"])
 def test_a_bad_workers_environment_variable_is_named(value, monkeypatch, capsys):
-    from server.cli import main
+    from factforge.server.cli import main
 
     monkeypatch.setenv("FACTFORGE_WORKERS", value)
     assert main(["serve"]) == 1

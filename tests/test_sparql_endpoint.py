@@ -26,7 +26,7 @@ SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d }"
 
 @pytest.fixture(scope="module")
 def demo_oxigraph(tmp_path_factory):
-    from server.cli import demo_kb_path
+    from factforge.server.cli import demo_kb_path
 
     server = OxigraphServer(tmp_path_factory.mktemp("oxidemo"), [(demo_kb_path(), None)])
     yield server
@@ -157,8 +157,8 @@ def test_cors_headers_and_preflight(demo_http):
 
 
 def test_row_cap_is_a_clear_error(demo_kb_store, tmp_path):
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path, "SPARQL_ROW_CAP": 100})
     with BackgroundServer(app) as server:
@@ -169,8 +169,8 @@ def test_row_cap_is_a_clear_error(demo_kb_store, tmp_path):
 
 
 def test_time_limit_answers_503_and_the_server_keeps_serving(demo_kb_store, tmp_path):
-    from server.app import create_app
-    from server.serve import BackgroundServer
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
 
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path, "SPARQL_TIMEOUT": 0.2, "SPARQL_WORKERS": 1})
     with BackgroundServer(app) as server:
@@ -182,9 +182,9 @@ def test_time_limit_answers_503_and_the_server_keeps_serving(demo_kb_store, tmp_
 
 def test_server_over_a_remote_endpoint_gives_the_same_data(demo_http, demo_oxigraph, tmp_path):
     """`factforge serve --endpoint`: the same scenario rows and /sparql answers as the embedded server."""
-    from server.app import create_app
-    from server.serve import BackgroundServer
-    from sparql.store import open_store
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
+    from factforge.sparql.store import open_store
 
     spec = {"predicate": "dbo:capital", "size": 30, "seed": 5, "transparency": 1.0}
     app = create_app(open_store(endpoint=demo_oxigraph.query_url), {"SCENARIO_DIR": tmp_path})

@@ -54,7 +54,7 @@ def factforge_serve(tmp_path, *flags: str):
     port = free_port()
     log = open(tmp_path / f"serve-{port}.log", "w+b")
     env = {**os.environ, "FACTFORGE_CACHE": str(tmp_path / "cache")}
-    process = subprocess.Popen([sys.executable, "-m", "server.cli", "--quiet", "serve", "--port", str(port), *flags],
+    process = subprocess.Popen([sys.executable, "-m", "factforge", "--quiet", "serve", "--port", str(port), *flags],
                                stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.spec import (AMBIGUOUS, FACTBENCH_KINDS, LEAKAGE, MAX_SEED, MAX_SIZE, POPULARITY, ScenarioSpec,
+from factforge.generators.spec import (AMBIGUOUS, FACTBENCH_KINDS, LEAKAGE, MAX_SEED, MAX_SIZE, POPULARITY, ScenarioSpec,
                              SpecError)
 
 BIRTH_PLACE = "http://dbpedia.org/ontology/birthPlace"
@@ -121,7 +121,7 @@ def test_defaults_are_the_documented_ones():
 
 
 def test_cli_defaults_agree_with_the_spec():
-    from server.cli import build_parser
+    from factforge.server.cli import build_parser
 
     args = build_parser().parse_args(["generate", "--predicate", "dbo:birthPlace", "--out", "x"])
     spec = ScenarioSpec("dbo:birthPlace")

@@ -2,9 +2,9 @@
 import pytest
 from pyoxigraph import Literal, NamedNode, Store
 
-from sparql import templates
-from sparql.templates import TemplateError
-from sparql.terms import TermError, iri, literal
+from factforge.sparql import templates
+from factforge.sparql.templates import TemplateError
+from factforge.sparql.terms import TermError, iri, literal
 
 
 def sample_params(template):

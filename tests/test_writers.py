@@ -16,11 +16,11 @@ import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, parse
 
 from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, ROOT, need
-from generators import writers
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from sparql.adjacency import adjacency as load_adjacency
-from sparql.terms import PREFIXES
+from factforge.generators import writers
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.terms import PREFIXES
 
 SPEC = dict(predicate="dbo:birthPlace", size=60, train_size=20, transparency=0.5, seed=5)
 PROVENANCE_WORDS = ("lcwa", "random_walk", "via", "path", "source", "kind")
@@ -221,11 +221,11 @@ def test_rendering_twice_gives_identical_bytes(scenario, name):
 
 SUBPROCESS = r"""
 import json, sys
-from generators import writers
-from generators.scenario import generate
-from generators.spec import ScenarioSpec
-from sparql.loading import load_files
-from sparql.store import open_store
+from factforge.generators import writers
+from factforge.generators.scenario import generate
+from factforge.generators.spec import ScenarioSpec
+from factforge.sparql.loading import load_files
+from factforge.sparql.store import open_store
 
 nt, ontology, graph, spec, out = sys.argv[1:6]
 store = open_store(None)  # in memory: same files, so the same fingerprint as the test's disk store

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from sparql import profiles
+from factforge.sparql import profiles
 
 from ..features import shape_features
 from .base import CheckerError, FeatureChecker, own_triples

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from sparql.scan import unique
+from factforge.sparql.scan import unique
 
 from .base import Checker, own_triples
 

@@ -22,9 +22,9 @@ from typing import Callable
 
 import numpy as np
 
-from sparql import profiles
-from sparql.adjacency import Adjacency
-from sparql.store import Store
+from factforge.sparql import profiles
+from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.store import Store
 
 from ..facts import Fact, Negative
 from ..spec import ScenarioSpec

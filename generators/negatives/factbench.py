@@ -55,8 +55,8 @@ from collections import Counter
 
 import numpy as np
 
-from sparql.scan import unique
-from sparql.terms import iri
+from factforge.sparql.scan import unique
+from factforge.sparql.terms import iri
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler

@@ -20,7 +20,7 @@ from itertools import islice
 
 import numpy as np
 
-from sparql.scan import unique
+from factforge.sparql.scan import unique
 
 from ..facts import Fact, Negative
 from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, round_robin, sorted_member

@@ -132,7 +132,7 @@ def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_f
             write_reference(reference_from, scenario.removed, out)
         written.append(path)
     manifest = scenario.manifest()
-    from evaluation.audit import audit_scenario  # evaluation reads scenarios; imported late to keep that order
+    from factforge.evaluation.audit import audit_scenario  # evaluation reads scenarios; imported late to keep that order
 
     manifest["audit"] = audit_scenario(scenario, kb)
     manifest["files"] = {str(p.relative_to(staging)): _sha256(p) for p in sorted(set(written))}

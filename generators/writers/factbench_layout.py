@@ -42,8 +42,8 @@ from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from sparql.profiles import batched
-from sparql.terms import PREFIXES, RDFS_LABEL
+from factforge.sparql.profiles import batched
+from factforge.sparql.terms import PREFIXES, RDFS_LABEL
 
 from . import FOLDER_WRITERS
 

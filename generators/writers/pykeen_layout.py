@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.adjacency import adjacency as load_adjacency
 
 from ..reference import kept_links
 

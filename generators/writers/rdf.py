@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from sparql.terms import PREFIXES
+from factforge.sparql.terms import PREFIXES
 
 from . import Renderer, records, register
 

@@ -1,0 +1,9 @@
+"""factforge: labelled true/false fact-checking scenarios from any RDF knowledge base.
+
+Installed as one namespace; the repository keeps the design card's top-level folders, each mapped
+to a subpackage (setup.cfg ``package_dir``): ``sparql/`` is ``factforge.sparql``, ``generators/``
+``factforge.generators``, ``evaluation/`` ``factforge.evaluation``, ``server/`` ``factforge.server``.
+"""
+from factforge.sparql import __version__
+
+__all__ = ["__version__"]
