@@ -11,6 +11,7 @@ from sparql.store import Store
 from . import errors
 from .query_runner import QueryRunner
 from .releases import default_releases_dir
+from .scenario_disk import DEFAULT_MB, release_pins
 from .scenarios import ScenarioService
 from .state import ServerState
 
@@ -22,6 +23,8 @@ DEFAULTS = {
     "SPARQL_WORKERS": 2,
     "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
     "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
+    "SCENARIO_DISK_MB": DEFAULT_MB,   # bound on SCENARIO_DIR; least recently used scenarios are evicted
+    "GENERATION_QUEUE": 8,            # scenarios made or waiting, all processes together; then 429
     "RELEASES_DIR": None,             # default: $FACTFORGE_RELEASES or <cache root>/releases, as the CLI
     "TOKEN": None,                    # FACTFORGE_TOKEN: needed by every mutating route but POST /api/scenarios
     "JSON_SORT_KEYS": False,
@@ -41,7 +44,10 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
         store=store,
         runner=QueryRunner(store, timeout=float(app.config["SPARQL_TIMEOUT"]),
                            row_cap=int(app.config["SPARQL_ROW_CAP"]), workers=int(app.config["SPARQL_WORKERS"])),
-        scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"])),
+        scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"]),
+                                  disk_limit=int(float(app.config["SCENARIO_DISK_MB"]) * (1 << 20)),
+                                  queue=int(app.config["GENERATION_QUEUE"]),
+                                  pinned=release_pins(app.config["RELEASES_DIR"])),
     )
     app.extensions["factforge"] = st
     atexit.register(st.close)

@@ -29,6 +29,7 @@ def demo_store(*, progress: bool = False) -> Store:
 def app_config(args) -> dict:
     return {"SPARQL_TIMEOUT": args.sparql_timeout, "SPARQL_ROW_CAP": args.row_cap, "MAX_FACTS": args.max_facts,
             "RELEASES_DIR": args.releases, "SCENARIO_DIR": args.scenarios,
+            "SCENARIO_DISK_MB": args.scenario_disk, "GENERATION_QUEUE": args.generation_queue,
             "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}
 
 
