@@ -169,3 +169,27 @@ def test_workers_share_the_bound(tmp_path, scenario_size):
         assert ids[-1] in on_disk(root) and len(on_disk(root)) == 2
     finally:
         assert server.stop() == 0
+
+
+def test_a_start_removes_half_written_references_unless_their_writer_is_alive(demo_kb_store, tmp_path):
+    """What a killed R writer or evicting process leaves (see test_killed_leftovers for a real kill)."""
+    from server.scenarios import ScenarioService
+
+    root = tmp_path / "scenarios"
+    service = ScenarioService(demo_kb_store, root)
+    job = service.wait(service.submit(service.parse_spec(spec(1))), 120)
+    assert job.status == "done"
+    service.close()
+    half_r = root / job.id / ".reference.nt.999999.partial"
+    half_r.write_bytes(b"<http://ex.org/a> <http://ex.org/b> ")
+    half_deleted = root / f".{job.id}.0123abcd.evicted"
+    half_deleted.mkdir()
+    (half_deleted / "test.tsv").write_bytes(b"x")
+    holder = hold(root / ".jobs", job.id)  # a live process writing the R
+    try:
+        ScenarioService(demo_kb_store, root).close()
+        assert half_r.is_file() and not half_deleted.exists()
+    finally:
+        kill(holder)
+    ScenarioService(demo_kb_store, root).close()
+    assert not half_r.exists() and service.ready(job.id)
