@@ -235,8 +235,10 @@ class _LoadGuard:
         """Undo or clear what a killed load left (see the class docstring)."""
         for leftover in self.store.db_path.glob("bulk-*.sst"):
             leftover.unlink(missing_ok=True)
-        for leftover in (self.discarded, self.snapshot.with_name(self.snapshot.name + ".tmp")):
-            _remove_tree(leftover)  # a snapshot being discarded; a checkpoint cut short
+        db = self.store.db_path
+        for leftover in (self.discarded, self.snapshot.with_name(self.snapshot.name + ".tmp"),
+                         db.with_name(db.name + ".replaced")):
+            _remove_tree(leftover)  # a snapshot being discarded, a checkpoint cut short, a database restore replaced
         if self.snapshot.is_dir():
             try:
                 saved = json.loads(self.record.read_text(encoding="utf-8"))
