@@ -106,6 +106,7 @@ class ScenarioService:
         self._file_bytes = 0
         self._lock = threading.Lock()
         self._reference_lock = threading.Lock()
+        self._references = 0  # requests writing an R or waiting to, in this process
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
         self.job_files = JobFiles(self.root / ".jobs")
         self.job_files.remove_finished()
@@ -371,20 +372,31 @@ class ScenarioService:
         path = folder / REFERENCE
         if path.is_file():
             return path
-        with self._reference_lock:
-            # The scenario's claim: one writer in all processes, and the folder pinned while it writes.
-            claim = self._claim_waiting(scenario_id)
-            try:
-                if not path.is_file():
-                    removed = [tuple(line.split("\t")) for line in
-                               (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
-                    partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
-                    with open(partial, "wb") as out:
-                        write_reference(self.store, removed, out)
-                    os.replace(partial, path)
-                    self._bound()
-            finally:
-                self.job_files.remove(scenario_id, claim)
+        # Rs are written one at a time; the requests waiting for their turn hold request threads, so
+        # they are bounded like the generation queue.
+        with self._lock:
+            if self.queue is not None and self._references >= self.queue:
+                raise Busy(f"{self._references} reference KBs are being written or waiting in this process; "
+                           f"ask again in {RETRY_BUSY} s")
+            self._references += 1
+        try:
+            with self._reference_lock:
+                # The scenario's claim: one writer in all processes, and the folder pinned while it writes.
+                claim = self._claim_waiting(scenario_id)
+                try:
+                    if not path.is_file():
+                        removed = [tuple(line.split("\t")) for line in
+                                   (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
+                        partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
+                        with open(partial, "wb") as out:
+                            write_reference(self.store, removed, out)
+                        os.replace(partial, path)
+                        self._bound()
+                finally:
+                    self.job_files.remove(scenario_id, claim)
+        finally:
+            with self._lock:
+                self._references -= 1
         return path
 
     def _claim_waiting(self, scenario_id: str) -> Claim:

@@ -193,3 +193,23 @@ def test_a_start_removes_half_written_references_unless_their_writer_is_alive(de
         kill(holder)
     ScenarioService(demo_kb_store, root).close()
     assert not half_r.exists() and service.ready(job.id)
+
+
+def test_requests_waiting_for_a_reference_are_bounded_by_the_queue(demo_kb_store, tmp_path):
+    import concurrent.futures
+
+    root = tmp_path / "scenarios"
+    with serving(demo_kb_store, tmp_path, GENERATION_QUEUE=1) as url:
+        scenario_id = made(url, spec(1))["id"]
+        holder = hold(root / ".jobs", scenario_id)  # another process is writing its R: requests here wait
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            try:
+                asked = [pool.submit(requests.get, f"{url}/api/scenarios/{scenario_id}/reference", timeout=120)
+                         for _ in range(2)]
+                refused = next(concurrent.futures.as_completed(asked, timeout=60)).result()
+                assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+                assert "reference" in refused.json()["error"]
+            finally:
+                kill(holder)
+            answers = sorted(f.result().status_code for f in asked)
+        assert answers == [200, 429]
