@@ -22,7 +22,7 @@ Pinned scenarios alone may exceed the bound.
 
 Eviction is safe against readers in every process: it claims the scenario's job key, so no maker
 and no R writer is at work on it; renames its folder away, atomically, so it stops being ready at
-once; and only then deletes it. A response already reading one of its files keeps its open file to
+once; and only then deletes it (and the evaluations posted for it, counted in its size). A response already reading one of its files keeps its open file to
 the end. One process evicts at a time (an flock), so two do not both evict for the same excess.
 """
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Callable
 
 from .job_files import JobFiles
 
+EVALUATIONS = "_evaluations"  # <root>/_evaluations/<id>/: scores posted for a scenario, counted and evicted with it
 TOUCH_EVERY = 60.0      # seconds between two writes of one scenario's use to disk, per process
 EVICTED = ".evicted"    # <root>/.<id>.<random>.evicted: a folder being deleted
 STAGING = ".partial"    # <root>/.<id>.partial: a scenario being written (generators/writers)
@@ -75,7 +76,8 @@ class ScenarioDisk:
             if _ID.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
                 try:
                     used = max(entry.stat().st_mtime, self._used.get(entry.name, 0.0))
-                    out.append((used, _tree_bytes(entry.path), entry.name))
+                    size = _tree_bytes(entry.path) + _tree_bytes(os.path.join(self._root, EVALUATIONS, entry.name))
+                    out.append((used, size, entry.name))
                 except OSError:  # evicted by another process meanwhile
                     continue
         return sorted(out)
@@ -114,6 +116,8 @@ class ScenarioDisk:
         self._used.pop(scenario_id, None)
         self._persisted.pop(scenario_id, None)
         shutil.rmtree(away, ignore_errors=True)
+        # Its evaluations answer 404 from now on (their routes check the scenario first): nothing reads them.
+        shutil.rmtree(self.root / EVALUATIONS / scenario_id, ignore_errors=True)
         return True
 
     def remove_abandoned(self) -> list[str]:
@@ -174,7 +178,11 @@ def release_pins(releases_dir: str | os.PathLike | None) -> Callable[[], set[str
 
 def _tree_bytes(path: str) -> int:
     total = 0
-    for entry in os.scandir(path):
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             total += _tree_bytes(entry.path)
         else:

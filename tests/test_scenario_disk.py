@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -69,11 +70,15 @@ def test_least_recently_used_scenarios_are_evicted_and_made_again_byte_identical
         first_a = fetch(url, a)
         b = made(url, spec(2))["id"]
         first_b = fetch(url, b)
+        rows = requests.get(f"{url}/api/scenarios/{b}", params={"format": "jsonl"}, timeout=30).text.splitlines()
+        scores = {r["id"]: 0.5 for r in map(json.loads, rows) if "label" in r}
+        scored = requests.post(f"{url}/api/scenarios/{b}/evaluate", json={"predictions": scores}, timeout=60)
+        assert scored.status_code == 200 and (root / "_evaluations" / b).is_dir()
         assert on_disk(root) == {a, b}  # two fit
         assert requests.get(f"{url}/api/scenarios/{a}", timeout=30).status_code == 200  # a is used again: b is older
         c = made(url, spec(3))["id"]
         fetch(url, c)
-        assert on_disk(root) == {a, c}
+        assert on_disk(root) == {a, c} and not (root / "_evaluations" / b).exists()  # its evaluations go with it
         assert folder_bytes(root) <= bound
         gone = requests.get(f"{url}/api/scenarios/{b}", timeout=30)
         assert gone.status_code == 404 and gone.json()["field"] == "id"
