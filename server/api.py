@@ -1,6 +1,8 @@
 """The scenario API: the KB and its predicates, scenarios made on request, their jobs and files."""
 from __future__ import annotations
 
+import os
+
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 
 from factforge.generators.spec import SpecError
@@ -9,8 +11,9 @@ from factforge.sparql import __version__, profiles
 from factforge.sparql.messages import shown
 from factforge.sparql.terms import TermError, iri
 
-from .errors import ApiError
+from .errors import ApiError, error_response, log
 from .negotiation import choose
+from .scenarios import Busy
 from .state import state
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -112,6 +115,22 @@ def create_scenario():
         raise ApiError(422, str(error), error.field) from None
     job = st.scenarios.wait(st.scenarios.submit(spec), current_app.config["SYNC_WAIT"])
     return _job_response(job)
+
+
+@api.errorhandler(Busy)
+def _busy(error: Busy):
+    return error_response(error.status, error.message, headers={"Retry-After": str(error.retry_after)})
+
+
+@api.errorhandler(FileNotFoundError)
+def _evicted(error: FileNotFoundError):
+    # A finished scenario's file, checked on disk just before, that vanished in between was evicted
+    # (server/scenario_disk.py); it is made again on request. Any other missing file is our fault.
+    if not str(error.filename or "").startswith(str(state().scenarios.root) + os.sep):
+        log.error("missing file", exc_info=error)
+        return error_response(500, f"internal error ({type(error).__name__}); the server log has the details")
+    return error_response(404, "scenario: its files went while being read (evicted to keep the scenario "
+                               "folder under its bound); POST its spec to /api/scenarios to make it again", "id")
 
 
 def _job_response(job):

@@ -22,12 +22,14 @@ from factforge.evaluation.predictions import PredictionsError, _score, parse_pre
 from factforge.sparql.messages import shown
 
 from . import openapi
-from .api import _folder
+from .api import _evicted, _folder
 from .errors import ApiError
+from .scenario_disk import EVALUATIONS
 from .state import state
 
 evaluation_api = Blueprint("evaluation", __name__, url_prefix="/api")
 log = logging.getLogger("factforge.server")
+evaluation_api.register_error_handler(FileNotFoundError, _evicted)  # a scenario evicted while being read
 
 TEXT_KINDS = {"text/tab-separated-values": "tsv", "text/csv": "csv", "application/x-ndjson": "jsonl",
               "application/jsonl": "jsonl"}
@@ -98,7 +100,7 @@ def evaluate(scenario_id: str):
 
 
 def _evaluations_dir(scenario_id: str):
-    return state().scenarios.root / "_evaluations" / scenario_id
+    return state().scenarios.root / EVALUATIONS / scenario_id
 
 
 def _write_pictures(scenario_id: str, evaluation_id: str, name: str, records, scores, result) -> None:

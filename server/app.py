@@ -12,6 +12,7 @@ from factforge.sparql.store import Store
 from . import errors
 from .query_runner import QueryLimits, QueryRunner
 from .releases import default_releases_dir
+from .scenario_disk import DEFAULT_MB, release_pins
 from .scenarios import ScenarioService
 from .state import ServerState
 
@@ -26,6 +27,8 @@ DEFAULTS = {
     "SERVICE_ALLOW": [],              # endpoints /sparql may call with SERVICE (none: SERVICE refused)
     "MAX_FACTS": 20_000,              # size + train_size of one requested scenario
     "SCENARIO_DIR": None,             # default: <cache>/<fingerprint>/scenarios
+    "SCENARIO_DISK_MB": DEFAULT_MB,   # bound on SCENARIO_DIR; least recently used scenarios are evicted
+    "GENERATION_QUEUE": 8,            # scenarios made or waiting, all processes together; then 429
     "RELEASES_DIR": None,             # default: $FACTFORGE_RELEASES or <cache root>/releases, as the CLI
     "TOKEN": None,                    # FACTFORGE_TOKEN: needed by every mutating route but POST /api/scenarios
     "JSON_SORT_KEYS": False,
@@ -60,7 +63,10 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
                            queue_size=int(app.config["SPARQL_QUEUE"]),
                            limits=QueryLimits(service_allow=frozenset(app.config["SERVICE_ALLOW"])),
                            warm=bool(app.config.get("SPARQL_WARM")), memory_mb=int(app.config["SPARQL_MEMORY_MB"])),
-        scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"])),
+        scenarios=ScenarioService(store, scenario_dir, max_facts=int(app.config["MAX_FACTS"]),
+                                  disk_limit=int(float(app.config["SCENARIO_DISK_MB"]) * (1 << 20)),
+                                  queue=int(app.config["GENERATION_QUEUE"]),
+                                  pinned=release_pins(app.config["RELEASES_DIR"])),
     )
     app.extensions["factforge"] = st
     atexit.register(st.close)

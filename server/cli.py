@@ -145,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-facts", type=int, default=20_000, help="largest scenario served (size + train_size)")
     serve.add_argument("--scenarios", metavar="DIR", help="where made scenarios are kept (default: in the cache)")
     serve.add_argument("--releases", metavar="DIR", help="where frozen releases are kept (default: in the cache)")
+    serve.add_argument("--scenario-disk", type=float, default=2048.0, metavar="MB",
+                       help="bound on the disk made scenarios take; least recently used ones are evicted and made "
+                            "again when asked for (default 2048 MB; releases are never evicted)")
+    serve.add_argument("--generation-queue", type=int, default=8, metavar="N",
+                       help="scenarios made or waiting at once, all workers together; more are refused with 429 "
+                            "(default 8)")
     serve.set_defaults(func=cmd_serve)
 
     from factforge.evaluation.commands import register as register_evaluation
@@ -365,6 +371,10 @@ def cmd_serve(args) -> int:
     if args.endpoint_wait and not args.endpoint:
         raise CliError("--endpoint-wait: there is no --endpoint to wait for")
     _check_serving_limits(args)
+    if not 0 < args.scenario_disk < float("inf"):
+        raise CliError(f"--scenario-disk: {args.scenario_disk:g} is not a positive number of MB")
+    if args.generation_queue < 1:
+        raise CliError(f"--generation-queue: {args.generation_queue} is below 1")
     if args.endpoint_wait and args.listen_fd is None:  # workers are started once it answers
         _wait_for_endpoint(args.endpoint, args.endpoint_wait)
     if args.workers > 1 and args.listen_fd is None:
@@ -436,7 +446,8 @@ def _supervise(args) -> int:
         "--row-cap", str(args.row_cap), "--max-facts", str(args.max_facts),
         "--sparql-workers", str(args.sparql_workers), "--sparql-queue", str(args.sparql_queue),
         "--sparql-memory", str(args.sparql_memory),
-        "--connection-limit", str(args.connection_limit), "--idle-timeout", str(args.idle_timeout)]
+        "--connection-limit", str(args.connection_limit), "--idle-timeout", str(args.idle_timeout),
+        "--scenario-disk", repr(args.scenario_disk), "--generation-queue", str(args.generation_queue)]
     for iri in args.service_allow:
         child += ["--service-allow", iri]
     for flag, value in (("--store", args.store), ("--endpoint", args.endpoint), ("--scenarios", args.scenarios),

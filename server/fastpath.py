@@ -147,7 +147,8 @@ class ScenarioFastPath:
         if found is None:
             return self.app(environ, start_response)
         key, if_none_match = found
-        if key in self._big or not self.scenarios.ready(key[0]):  # the route checks the disk every time; so do we
+        # The route checks the disk every time; so do we (and count the use, for eviction's order).
+        if key in self._big or not self.scenarios.serving(key[0]):
             return self.app(environ, start_response)
         with self._lock:
             pair = self._cache.get(key)

@@ -119,6 +119,10 @@ class JobFiles:
         finally:
             os.close(fd)  # also drops the shared lock, if it was taken
 
+    def working(self) -> int:
+        """How many jobs some process holds the claim of now: those being made or waiting their turn."""
+        return sum(1 for path in self.folder.glob("*.lock") if self.held(path.stem))
+
     def write(self, key: str, status: dict) -> None:
         path = self.folder / f"{key}.json"
         partial = self.folder / f".{key}.{os.getpid()}.{threading.get_ident()}.partial"

@@ -134,7 +134,8 @@ def openapi_document() -> dict:
                 "201": {**_json_response("made; Location names it"), "links": _scenario_links()},
                 "202": _json_response("still being made; Location is the job's status URL"),
                 "400": _error("body is not JSON"), "413": _error("body too large"),
-                "422": _error("a spec field is invalid; `field` names it")},
+                "422": _error("a spec field is invalid; `field` names it"),
+                "429": _error("the generation queue is full; Retry-After says when to ask again")},
                 requestBody={"required": True, "content": {"application/json": {"schema": {
                     "$ref": "#/components/schemas/ScenarioSpec"}}}}),
             "get": _op("Scenarios made so far", {"200": _json_response("the list")}),
@@ -158,7 +159,9 @@ def openapi_document() -> dict:
             parameters=[scenario_id])},
         "/api/scenarios/{scenario_id}/reference": {"get": _op("The reference KB R as N-Triples", {
             "200": {"description": "R", "content": {"application/n-triples": {}}},
-            "404": _error("no such scenario"), "409": _error("still being made")}, parameters=[scenario_id])},
+            "404": _error("no such scenario"), "409": _error("still being made"),
+            "503": _error("another process is writing it for longer than the wait; Retry-After")},
+            parameters=[scenario_id])},
         "/api/examples": {"get": _op("Example queries from sparql/queries", {"200": _json_response("examples")})},
         "/sparql": {
             "get": _op("SPARQL 1.1 query (read-only)", sparql_responses, parameters=sparql_params),

@@ -9,7 +9,10 @@ is written the first time someone asks for it.
 Generation runs on one worker thread: it is CPU-bound Python, so more threads would only share
 the GIL, and one queue keeps request threads free. Jobs are deduplicated by id, across the worker
 processes of ``factforge serve --workers N`` too: whoever makes a scenario holds its claim and keeps
-its status in ``<root>/.jobs/`` (server/job_files.py), where every process reads it.
+its status in ``<root>/.jobs/`` (server/job_files.py), where every process reads it. The same claim
+is held while a scenario's R is written, and pins it against eviction: the folder is kept under a
+size bound by server/scenario_disk.py. New jobs are refused (``Busy``) while ``queue`` jobs are under
+way in all processes together, so requests for new seeds cannot pile up work without end.
 """
 from __future__ import annotations
 
@@ -32,12 +35,23 @@ from factforge.sparql import __version__, profiles
 from factforge.sparql.store import Store, StoreError
 
 from .job_files import ACTIVE, Claim, JobFiles
+from .scenario_disk import DEFAULT_MB, ScenarioDisk
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
 SWEEP_EVERY = 60.0  # seconds between sweeps of old failures' job files (job_files.FAILED_KEPT) while serving
+RETRY_BUSY = 10     # seconds a client refused for a full queue is told to wait
+REFERENCE_WAIT = 120.0  # seconds to wait for another process writing the same R before giving up
+
+
+class Busy(Exception):
+    """Not now: the server has as much of this work under way as it takes; ask again in ``retry_after`` s."""
+
+    def __init__(self, message: str, status: int = 429, retry_after: int = RETRY_BUSY):
+        super().__init__(message)
+        self.message, self.status, self.retry_after = message, status, retry_after
 
 
 @dataclass
@@ -77,22 +91,28 @@ class Job:
 
 
 class ScenarioService:
-    def __init__(self, store: Store, root: Path, *, max_facts: int = 20_000, keep_jobs: int = 256):
+    def __init__(self, store: Store, root: Path, *, max_facts: int = 20_000, keep_jobs: int = 256,
+                 disk_limit: int = int(DEFAULT_MB * (1 << 20)), queue: int | None = None, pinned=None):
         self.store = store
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._root = str(self.root)
         self.max_facts = max_facts
         self.keep_jobs = keep_jobs
+        self.queue = queue  # jobs under way in all processes beyond which new ones are refused; None: no bound
         self.jobs: dict[str, Job] = {}
         self._manifests: dict[str, dict] = {}
         self._files: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._file_bytes = 0
         self._lock = threading.Lock()
         self._reference_lock = threading.Lock()
+        self._references = 0  # requests writing an R or waiting to, in this process
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
         self.job_files = JobFiles(self.root / ".jobs")
         self.job_files.remove_finished()
+        self.disk = ScenarioDisk(self.root, self.job_files, disk_limit, pinned)
+        self.disk.remove_abandoned()
+        self._bound()  # the bound may have been lowered since the last start
         self._sweep, self._swept = False, time.monotonic()
         load_all()
 
@@ -120,10 +140,12 @@ class ScenarioService:
         scenario_id = self.scenario_id(spec)
         with self._lock:
             job = self._known(scenario_id)
-            if job is not None:
-                return job
+        if job is not None:
+            if job.status == "done":
+                self.disk.touch(scenario_id)  # asked for again: a use
+            return job
         # Outside the lock: a claim held elsewhere is retried for a few ms, and cached GETs share the lock.
-        claim = None if self.ready(scenario_id) else self.job_files.claim(scenario_id)
+        claim = None if self.ready(scenario_id) else self._claim_new(scenario_id)
         with self._lock:
             # Only this process's own jobs now: with the claim in our hands, a dead maker's file
             # would read as running.
@@ -138,6 +160,7 @@ class ScenarioService:
                     claim.release()
                     job.claim = None
                 job.status, job.steps_done, job.finished = "done", len(STEPS), time.time()
+                self.disk.touch(scenario_id)
             elif claim is None:  # another process is making it
                 job.remote = True
                 self._refresh(job)
@@ -150,6 +173,13 @@ class ScenarioService:
             self._sweep, self._swept = False, time.monotonic()
             self.job_files.remove_finished()
         return job
+
+    def _claim_new(self, scenario_id: str) -> Claim | None:
+        """The claim to make a scenario not on disk; Busy if it would be one job too many."""
+        if self.queue is not None and not self.job_files.held(scenario_id) and self.job_files.working() >= self.queue:
+            raise Busy(f"the generation queue is full ({self.queue} scenarios being made or waiting); "
+                       f"ask again in {RETRY_BUSY} s")
+        return self.job_files.claim(scenario_id)
 
     def _known(self, scenario_id: str, *, local_only: bool = False) -> Job | None:
         """The job for the id this process knows, if still under way or done; None to start afresh."""
@@ -236,6 +266,7 @@ class ScenarioService:
             scenario = generate(self.store, job.spec, on_step=on_step)
             self._write(scenario)
             job.status = "done"
+            self._bound()  # while the claim is held: the scenario just made is pinned
         except (SpecError, NotEnoughFacts) as error:
             job.status = "failed"
             job.error = {"status": 422, "error": str(error), "field": getattr(error, "field", None)}
@@ -276,8 +307,23 @@ class ScenarioService:
         # building Path objects cost 15 µs of the fast path's 25.
         return _valid_id(scenario_id) and os.path.isfile(os.path.join(self._root, scenario_id, REMOVED))
 
+    def serving(self, scenario_id: str) -> bool:
+        """Whether the scenario is on disk, counting the question as a use of it (see scenario_disk)."""
+        if self.ready(scenario_id):
+            self.disk.touch(scenario_id)
+            return True
+        return False
+
     def folder(self, scenario_id: str) -> Path | None:
-        return self.root / scenario_id if self.ready(scenario_id) else None
+        return self.root / scenario_id if self.serving(scenario_id) else None
+
+    def _bound(self) -> None:
+        try:
+            self.disk.enforce()
+        except OSError:  # the bound is kept at the next write; this one is not lost for it
+            import logging
+
+            logging.getLogger("factforge.server").exception("could not evict scenarios from %s", self.root)
 
     def manifest(self, scenario_id: str) -> dict:
         # A finished scenario never changes, so its manifest is read once.
@@ -311,27 +357,59 @@ class ScenarioService:
         out = []
         for path in sorted(self.root.iterdir()) if self.root.is_dir() else []:
             if self.ready(path.name):
-                manifest = self.manifest(path.name)
+                try:
+                    manifest = self.manifest(path.name)
+                except FileNotFoundError:  # evicted meanwhile
+                    continue
                 out.append({"id": path.name, "predicate": manifest["spec"]["predicate"], "seed": manifest["seed"],
                             "counts": manifest["counts"]})
         return out
 
     def reference(self, scenario_id: str) -> Path:
-        """R as sorted N-Triples, written on first request (atomically, once)."""
+        """R as sorted N-Triples, written on first request (atomically, once). FileNotFoundError when
+        the scenario was evicted meanwhile."""
         from factforge.generators.reference import write_reference
 
         folder = self.root / scenario_id
         path = folder / REFERENCE
-        with self._reference_lock:
-            if not path.is_file():
-                removed = [tuple(line.split("\t")) for line in
-                           (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
-                # Named per process: another worker process may be writing the same R now.
-                partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
-                with open(partial, "wb") as out:
-                    write_reference(self.store, removed, out)
-                os.replace(partial, path)
+        if path.is_file():
+            return path
+        # Rs are written one at a time; the requests waiting for their turn hold request threads, so
+        # they are bounded like the generation queue.
+        with self._lock:
+            if self.queue is not None and self._references >= self.queue:
+                raise Busy(f"{self._references} reference KBs are being written or waiting in this process; "
+                           f"ask again in {RETRY_BUSY} s")
+            self._references += 1
+        try:
+            with self._reference_lock:
+                # The scenario's claim: one writer in all processes, and the folder pinned while it writes.
+                claim = self._claim_waiting(scenario_id)
+                try:
+                    if not path.is_file():
+                        removed = [tuple(line.split("\t")) for line in
+                                   (folder / REMOVED).read_text(encoding="utf-8").splitlines() if line]
+                        partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
+                        with open(partial, "wb") as out:
+                            write_reference(self.store, removed, out)
+                        os.replace(partial, path)
+                        self._bound()
+                finally:
+                    self.job_files.remove(scenario_id, claim)
+        finally:
+            with self._lock:
+                self._references -= 1
         return path
+
+    def _claim_waiting(self, scenario_id: str) -> Claim:
+        deadline = time.monotonic() + REFERENCE_WAIT
+        while True:
+            claim = self.job_files.claim(scenario_id)
+            if claim is not None:
+                return claim
+            if time.monotonic() >= deadline:
+                raise Busy(f"scenario {scenario_id} is being worked on by another process; ask again", 503)
+            time.sleep(0.05)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

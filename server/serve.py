@@ -31,6 +31,7 @@ def app_config(args) -> dict:
             "SERVICE_ALLOW": list(args.service_allow), "SPARQL_MEMORY_MB": args.sparql_memory,
             "CONNECTION_LIMIT": args.connection_limit, "IDLE_TIMEOUT": args.idle_timeout,
             "RELEASES_DIR": args.releases, "SCENARIO_DIR": args.scenarios,
+            "SCENARIO_DISK_MB": args.scenario_disk, "GENERATION_QUEUE": args.generation_queue,
             "TOKEN": os.environ.get("FACTFORGE_TOKEN") or None}
 
 

@@ -233,10 +233,14 @@ class EmbeddedStore(Store):
         self.db.backup(str(target))
 
     def restore(self, snapshot: Path) -> None:
-        """Put a snapshot back in place of the database, as it was when taken."""
+        """Put a snapshot back in place of the database, as it was when taken. Renames first, deletes
+        last: a process killed midway leaves the snapshot whole, for the next load to put back."""
         self._db = None  # closed, but still locked against readers until restored
         gc.collect()
-        shutil.rmtree(self.db_path)
+        replaced = self.db_path.with_name(self.db_path.name + ".replaced")
+        shutil.rmtree(replaced, ignore_errors=True)
+        os.replace(self.db_path, replaced)
         os.replace(snapshot, self.db_path)
+        shutil.rmtree(replaced, ignore_errors=True)
         self._db = self._open()
         self._fingerprint = None

@@ -13,6 +13,7 @@ import bz2
 import gzip
 import hashlib
 import io
+import json
 import os
 import re
 import threading
@@ -156,33 +157,125 @@ def load_files(store: EmbeddedStore, paths: Iterable[str | os.PathLike], *, grap
             raise LoadError(f"{path}: not readable")
     plan = [(path, detect_format(path, rdf_format)) for path in files]
     target = _graph_term(graph)
-    report = LoadReport(triples_before=store.triple_count() if count else None)
-    started = time.perf_counter()
-    snapshot = None
-    if store.db_path is not None:
-        snapshot = store.db_path.parent / (store.db_path.name + ".before-load")
-        store.snapshot(snapshot)
-    meta = store.meta()
-    try:
-        for path, fmt in plan:
-            entry = _load_one(store, path, fmt, target, progress, lenient, table)
-            if origin:
-                entry.update(origin)
-            report.files.append(entry)
-    except BaseException:
-        if snapshot is not None:
-            store.restore(snapshot)
-        raise
-    else:
-        if snapshot is not None:
-            _remove_tree(snapshot)
-    loads = [e for e in meta.get("loads", []) if not any(
-        e["sha256"] == f["sha256"] and e.get("graph") == f.get("graph") for f in report.files)]
-    meta["loads"] = loads + report.files
-    store.write_meta(meta)
+    with _LoadGuard(store) as guard:
+        report = LoadReport(triples_before=store.triple_count() if count else None)
+        started = time.perf_counter()
+        meta = store.meta()
+        guard.begin(meta)
+        try:
+            for path, fmt in plan:
+                entry = _load_one(store, path, fmt, target, progress, lenient, table)
+                if origin:
+                    entry.update(origin)
+                report.files.append(entry)
+        except BaseException:
+            guard.undo()
+            raise
+        loads = [e for e in meta.get("loads", []) if not any(
+            e["sha256"] == f["sha256"] and e.get("graph") == f.get("graph") for f in report.files)]
+        meta["loads"] = loads + report.files
+        store.write_meta(meta)
+        guard.commit()
     report.triples_after = store.triple_count() if count else None
     report.seconds = time.perf_counter() - started
     return report
+
+
+class _LoadGuard:
+    """All or nothing for a load into a store on disk, a SIGKILL included.
+
+    Before a load, the database is snapshotted (``oxigraph.before-load``, hard links) beside a
+    record of the store's meta then (``oxigraph.before-load.json``). pyoxigraph's bulk loader merges
+    the data batch by batch, from ``bulk-*.sst`` files it writes into the database folder: a load
+    killed midway leaves part of its data merged, the rest in those files, and the snapshot. The
+    next load finds them (``recover``): if the killed load had not committed (the meta unchanged
+    and the record not marked committed: meta.json is the commit, or the record for a bare Oxigraph
+    folder that has no meta), the snapshot is put back, so the store is as it was before it;
+    otherwise the snapshot is only garbage. The bulk files are garbage either way.
+
+    Nothing here can belong to a live load: the store is open read-write in this process, which
+    RocksDB allows one process at a time, and loads also take ``oxigraph.load.lock`` so that none
+    slips in while ``restore`` has the database closed. A snapshot is discarded by renaming it
+    first, so a half-deleted one is never put back.
+    """
+
+    def __init__(self, store: EmbeddedStore):
+        self.store = store
+        db = store.db_path
+        self.on_disk = db is not None
+        if self.on_disk:
+            self.snapshot = db.parent / (db.name + ".before-load")
+            self.record = db.parent / (db.name + ".before-load.json")
+            self.discarded = db.parent / (db.name + ".discarded")
+            self.lock_path = db.parent / (db.name + ".load.lock")
+        self._lock = None
+
+    def __enter__(self):
+        if self.on_disk:
+            import fcntl
+
+            self._lock = open(self.lock_path, "a")
+            try:
+                fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self._lock.close()
+                raise LoadError(f"{self.store.path}: another load into this store is under way") from None
+            try:
+                self.recover()
+            except BaseException:
+                self._lock.close()
+                raise
+        return self
+
+    def __exit__(self, *exc):
+        if self._lock is not None:
+            self._lock.close()  # drops the flock
+
+    def recover(self) -> None:
+        """Undo or clear what a killed load left (see the class docstring)."""
+        for leftover in self.store.db_path.glob("bulk-*.sst"):
+            leftover.unlink(missing_ok=True)
+        db = self.store.db_path
+        for leftover in (self.discarded, self.snapshot.with_name(self.snapshot.name + ".tmp"),
+                         db.with_name(db.name + ".replaced")):
+            _remove_tree(leftover)  # a snapshot being discarded, a checkpoint cut short, a database restore replaced
+        if self.snapshot.is_dir():
+            try:
+                saved = json.loads(self.record.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                saved = None  # no record (left by an older factforge): not known to be whole, so not put back
+            if isinstance(saved, dict) and not saved.get("committed") and saved.get("meta") == self.store.meta():
+                self.store.restore(self.snapshot)
+            else:
+                self._discard()
+        self.record.unlink(missing_ok=True)
+
+    def begin(self, meta: dict) -> None:
+        if self.on_disk:
+            self._write_record({"meta": meta, "committed": False})
+            self.store.snapshot(self.snapshot)
+
+    def undo(self) -> None:
+        if self.on_disk:
+            self.store.restore(self.snapshot)
+            self.record.unlink(missing_ok=True)
+
+    def commit(self) -> None:
+        if self.on_disk:
+            self._write_record({"committed": True})
+            self._discard()
+            self.record.unlink(missing_ok=True)
+
+    def _discard(self) -> None:
+        _remove_tree(self.discarded)
+        if self.snapshot.exists():
+            os.replace(self.snapshot, self.discarded)
+        _remove_tree(self.discarded)
+
+    def _write_record(self, data: dict) -> None:
+        partial = self.record.with_name(self.record.name + ".partial")
+        partial.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(partial, self.record)
 
 
 def _load_one(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, graph, progress: bool, lenient: bool,

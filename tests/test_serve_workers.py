@@ -75,16 +75,19 @@ def served(tmp_path):
 
 def follow(url: str, response: requests.Response) -> dict:
     """Poll a 202's status URL, each time on a new connection, until the job is done."""
-    seen = []
-    while response.status_code == 202:
-        time.sleep(0.05)
-        response = requests.get(url + response.json()["status_url"], timeout=30)
+    if response.status_code != 202:
+        return response.json()
+    status_url = url + response.json()["status_url"]
+    deadline = time.monotonic() + 300
+    while True:
+        response = requests.get(status_url, timeout=30)
         assert response.status_code == 200, response.text
-        seen.append(response.json()["status"])
-        if seen[-1] == "done":
-            break
-        assert seen[-1] in ("queued", "running"), response.json()
-    return response.json()
+        status = response.json()["status"]
+        if status == "done":
+            return response.json()
+        assert status in ("queued", "running"), response.json()
+        assert time.monotonic() < deadline, f"still {status} after 300 s"
+        time.sleep(0.05)
 
 
 def test_processes_on_one_scenario_folder_share_jobs(served, tmp_path, demo_kb_store):
