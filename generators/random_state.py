@@ -14,7 +14,3 @@ def stream(seed: int, name: str) -> np.random.Generator:
     salt = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
     return np.random.default_rng([int(seed), salt])
 
-
-def shuffled(items: list, rng: np.random.Generator) -> list:
-    order = rng.permutation(len(items))
-    return [items[i] for i in order]

@@ -2,7 +2,8 @@
 
 Order of work (each step draws from its own seeded stream):
 test true facts → train true facts (disjoint pairs; disjoint entities when asked) → test false
-facts → train false facts → shuffle and number each split → reference KB deletions → invariants.
+facts → train false facts → order (fact_order: by the facts alone, never their labels) and number
+each split → reference KB deletions → invariants.
 """
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ from factforge.sparql.store import Store
 from factforge.sparql.terms import compact, iri
 
 from . import positives, reference
+from .fact_order import order_key
 from .facts import Fact, Negative
 from .negatives import NegativeContext, sampler
 from .positives import NotEnoughFacts
-from .random_state import shuffled, stream
+from .random_state import stream
 from .spec import ScenarioSpec, SpecError
 
 #: the steps of ``generate``, in order; ``on_step`` is told each one as it ends (job progress)
@@ -129,7 +131,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
                                         spec.predicate)
     lap("reference")
     version = __version__
-    scenario = Scenario(id=spec.scenario_id(store.fingerprint(), version), spec=spec, fingerprint=store.fingerprint(),
+    fingerprint = store.fingerprint()
+    scenario = Scenario(id=spec.scenario_id(fingerprint, version), spec=spec, fingerprint=fingerprint,
                         version=version, test=test, train=train, answers=answers, removed=removed,
                         summary=_summary(test_false, train_false, test, train, spec, (kinds, left_out)), dated=dated,
                         timings=timings)
@@ -247,8 +250,11 @@ def _knob(kind: str) -> str:
 
 
 def _number(split: str, true: list[Fact], false: list[Negative], spec: ScenarioSpec) -> list[LabelledFact]:
+    """The split in its published order, numbered along it: the order is the facts' own
+    (``fact_order``), so neither it nor an id tells a label to whoever knows the seed."""
     items = [(f, True) for f in true] + [(n.fact, False) for n in false]
-    items = shuffled(items, stream(spec.seed, f"shuffle/{split}"))
+    sort_key = order_key(spec.seed)
+    items = sorted(items, key=lambda item: sort_key(item[0]))
     prefix = "te" if split == "test" else "tr"
     return [LabelledFact(f"{prefix}{i:05d}", fact, label, split) for i, (fact, label) in enumerate(items, 1)]
 

@@ -5,11 +5,13 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("FACTFORGE_DATA", ROOT.parent / "shared" / "data"))
@@ -55,6 +57,66 @@ def store_from_text(folder: Path, name: str, text: str):
     store = open_store(None)
     load_files(store, [path], progress=False)
     return store
+
+
+#: how long a test waits for a state before it fails: long, since a loaded machine is slow, not stuck
+WAIT = 180.0
+
+
+def wait_for(probe, what: str, *, until=bool, timeout: float = WAIT, interval: float = 0.05):
+    """``probe()``'s first answer that passes ``until``, asked again every ``interval`` s; an
+    AssertionError naming ``what`` and the last answer once ``timeout`` s have passed without one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if until(value):
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what}: not within {timeout:g} s (last: {value!r:.500})")
+        time.sleep(interval)
+
+
+def settled(send, timeout: float = WAIT):
+    """The first answer of ``send()`` that is not a 202, sending again while it is (an idempotent
+    POST answers 202 while its job runs, and 201 or an error once it has ended)."""
+    return wait_for(send, "an answer other than 202", until=lambda response: response.status_code != 202,
+                    timeout=timeout)
+
+
+def job_end(base: str, response, timeout: float = WAIT) -> dict:
+    """The status of a 202's job once it has ended (done or failed), read at its status URL, which
+    answers 200 whatever the job's state."""
+    url = base + response.json()["status_url"]
+
+    def status() -> dict:
+        answer = requests.get(url, timeout=30)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    return wait_for(status, f"the job at {url} to end", until=lambda s: s["status"] not in ("queued", "running"),
+                    timeout=timeout)
+
+
+def line_from(stream, prefix: str, timeout: float = WAIT) -> str:
+    """The first line of a process's output that starts with ``prefix`` ("" when the output ends
+    first). Read in a thread, so a process that hangs without a word fails the test at ``timeout``
+    instead of hanging it; the thread ends with the process's output."""
+    found: list[str] = []
+
+    def read() -> None:
+        line = stream.readline()
+        line = line.decode() if isinstance(line, bytes) else line
+        while line and not line.startswith(prefix):
+            line = stream.readline()
+            line = line.decode() if isinstance(line, bytes) else line
+        found.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive():
+        raise AssertionError(f"no line starting with {prefix!r} within {timeout:g} s")
+    return found[0]
 
 
 def free_port() -> int:

@@ -64,13 +64,12 @@ def test_the_compose_services_run_together_as_written(tmp_path):
     service name `oxigraph` is 127.0.0.1, and the ports are free ones."""
     import os
     import sys
-    import time
 
     import pyoxigraph
     import requests
     import yaml
 
-    from conftest import free_port
+    from conftest import free_port, line_from, settled
     from factforge.server.cli import demo_kb_path
 
     text = (ROOT / "docker" / "compose.yaml").read_text()
@@ -102,20 +101,14 @@ def test_the_compose_services_run_together_as_written(tmp_path):
     try:
         factforge = subprocess.Popen([sys.executable, "-m", "factforge", *command], env=environment,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path)
-        line = factforge.stdout.readline()
-        while line and not line.startswith("factforge serving"):
-            line = factforge.stdout.readline()
+        line = line_from(factforge.stdout, "factforge serving")
         assert line.startswith("factforge serving"), f"factforge exited {factforge.poll()}"
         url = f"http://127.0.0.1:{our_port}"
         kb = requests.get(f"{url}/api/kb", timeout=30).json()
         assert kb["backend"]["endpoint"] == f"http://127.0.0.1:{oxigraph_port}/query"
         assert kb["triples"] == sum(1 for _ in pyoxigraph.parse(path=str(data / "kb.nt")))
-        response = requests.post(f"{url}/api/scenarios", json={"predicate": "dbo:capital", "size": 20, "seed": 3},
-                                 timeout=120)
-        while response.status_code == 202:
-            time.sleep(0.1)
-            response = requests.post(f"{url}/api/scenarios", json={"predicate": "dbo:capital", "size": 20, "seed": 3},
-                                     timeout=120)
+        response = settled(lambda: requests.post(f"{url}/api/scenarios",
+                                                 json={"predicate": "dbo:capital", "size": 20, "seed": 3}, timeout=120))
         assert response.status_code == 201, response.text
         tsv = requests.get(f"{url}{response.headers['Location']}?format=tsv", timeout=30)
         assert tsv.status_code == 200 and tsv.text.count("\n") == 21

@@ -7,13 +7,12 @@ import io
 import json
 import tarfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
-from conftest import TEST_TOKEN
+from conftest import TEST_TOKEN, WAIT, job_end, wait_for
 from factforge.server import releases as lib
 
 SPEC_A = {"predicate": "dbo:capital", "size": 20, "ambiguous": "random_walk", "seed": 1}
@@ -359,13 +358,9 @@ def post(base: str, body, headers=AUTH) -> requests.Response:
 
 def wait_done(base: str, response: requests.Response) -> requests.Response:
     """Follow a 202 to its end; returns the release's GET."""
-    deadline = time.monotonic() + 30
-    while response.status_code == 202 and time.monotonic() < deadline:
-        status = requests.get(base + response.json()["status_url"], timeout=10).json()
-        assert status["status"] in ("queued", "running", "done"), status
-        if status["status"] == "done":
-            break
-        time.sleep(0.05)
+    if response.status_code == 202:
+        status = job_end(base, response)
+        assert status["status"] == "done", status
     return requests.get(f"{base}/api/releases/{response.json()['name']}", timeout=10)
 
 
@@ -425,9 +420,7 @@ def test_http_bad_requests_name_the_field(demo_http, body, status, field):
 def test_http_failure_half_way_reports_and_leaves_nothing(demo_http):
     response = post(demo_http, {"name": "halfweb", "specs": [SPEC_A, TOO_BIG]})
     if response.status_code == 202:
-        while (status := requests.get(demo_http + response.json()["status_url"], timeout=10).json())["status"] \
-                in ("queued", "running"):
-            time.sleep(0.05)
+        status = job_end(demo_http, response)
         assert status["status"] == "failed" and status["error"]["field"] == "specs[1]"
     else:
         assert response.status_code == 422 and response.json()["field"] == "specs[1]"
@@ -449,30 +442,29 @@ def test_http_slow_release_answers_202_with_a_status_url(demo_kb_store, tmp_path
 
     gate, real = threading.Event(), lib.create_release
 
-    def held(*args, **kwargs):  # a release that takes longer than SYNC_WAIT
-        gate.wait(10)
+    def held(*args, **kwargs):  # a release that cannot be made before the gate opens
+        gate.wait(WAIT)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(lib, "create_release", held)
     app = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc", "RELEASES_DIR": tmp_path / "rel",
                                      "TOKEN": TEST_TOKEN, "SYNC_WAIT": 0.2})
     with BackgroundServer(app) as server:
-        started = time.monotonic()
-        response = post(server.url, {"name": "slow", "specs": [SPEC_A]})
-        assert response.status_code == 202 and time.monotonic() - started < 5
-        assert response.headers["Location"] == response.json()["status_url"] == "/api/releases/slow/status"
-        assert requests.get(server.url + "/api/releases/slow/status", timeout=10).json()["status"] in ("queued", "running")
-        assert post(server.url, {"name": "slow", "specs": [SPEC_B]}).status_code == 409  # being made
-        gate.set()
+        try:
+            # a 202, not a 201 after the release: the release cannot be made while the gate is shut
+            response = post(server.url, {"name": "slow", "specs": [SPEC_A]})
+            assert response.status_code == 202, response.text
+            assert response.headers["Location"] == response.json()["status_url"] == "/api/releases/slow/status"
+            assert requests.get(server.url + "/api/releases/slow/status", timeout=10).json()["status"] in ("queued", "running")
+            assert post(server.url, {"name": "slow", "specs": [SPEC_B]}).status_code == 409  # being made
+        finally:
+            gate.set()
         assert wait_done(server.url, response).json()["release"] == "slow"
         assert requests.get(server.url + "/api/releases/slow/status", timeout=10).json()["status"] == "done"
         # its job files go once it is done (the status is published just before); the archive answers
         # for it from then on, also in a process that never saw the job
         jobs = tmp_path / "rel" / lib.JOBS
-        deadline = time.monotonic() + 30
-        while any(jobs.glob("slow.*")) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not any(jobs.glob("slow.*"))
+        wait_for(lambda: sorted(jobs.glob("slow.*")), "the done job's files to go", until=lambda left: not left)
         other = create_app(demo_kb_store, {"SCENARIO_DIR": tmp_path / "sc", "RELEASES_DIR": tmp_path / "rel",
                                            "TOKEN": TEST_TOKEN})
         assert other.test_client().get("/api/releases/slow/status").get_json()["status"] == "done"

@@ -8,6 +8,7 @@ import email.utils
 import pytest
 import requests
 
+from conftest import settled
 from test_http_api import MEDIA, SPEC, made
 
 
@@ -144,9 +145,7 @@ def _app_with_scenario(store, tmp_path, *, seed: int):
 
     app = create_app(store, {"SCENARIO_DIR": tmp_path / "sc"})
     client = Client(app)
-    response = client.post("/api/scenarios", json={**SPEC, "seed": seed})
-    while response.status_code == 202:
-        response = client.post("/api/scenarios", json={**SPEC, "seed": seed})
+    response = settled(lambda: client.post("/api/scenarios", json={**SPEC, "seed": seed}))
     return app, client, response.get_json()["id"], app.extensions["factforge.fastpaths"]["scenarios"].app
 
 

@@ -10,7 +10,7 @@ import pytest
 import requests
 from SPARQLWrapper import JSON, SPARQLWrapper
 
-from conftest import OxigraphServer
+from conftest import OxigraphServer, settled
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 CAPITALS = ("PREFIX dbo: <http://dbpedia.org/ontology/>\n"
@@ -193,10 +193,7 @@ def test_server_over_a_remote_endpoint_gives_the_same_data(demo_http, demo_oxigr
         assert kb["backend"]["backend"] == "endpoint"
         outputs = []
         for base in (demo_http, remote.url):
-            response = requests.post(f"{base}/api/scenarios", json=spec, timeout=120)
-            while response.status_code == 202:
-                requests.get(base + response.json()["status_url"], timeout=10)
-                response = requests.post(f"{base}/api/scenarios", json=spec, timeout=120)
+            response = settled(lambda: requests.post(f"{base}/api/scenarios", json=spec, timeout=120))
             assert response.status_code == 201, response.text
             outputs.append(requests.get(f"{base}/api/scenarios/{response.json()['id']}", params={"format": "tsv"},
                                         timeout=30).content)

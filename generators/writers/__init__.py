@@ -1,7 +1,8 @@
 """Output formats, one renderer each, chosen by name (``render(scenario, "tsv", "test")``).
 
 Every renderer writes true and false facts with the same fields, properties and datatypes, in
-the scenario's shuffled order; provenance never appears here (``answers`` has it). File formats
+the scenario's order (``generators.fact_order``: by the facts alone, so neither order nor ids
+tell a label); provenance never appears here (``answers`` has it). File formats
 render one split to bytes; folder formats (FactBench layout, PyKEEN) write a directory.
 """
 from __future__ import annotations

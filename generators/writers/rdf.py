@@ -11,7 +11,7 @@ Each fact is a reified statement with its label, in exactly the same shape whate
 plus one ``ff:Scenario`` node with the manifest's key facts (id, split, seed, KB fingerprint,
 software name and version). Provenance of false facts never appears here (``answers.json`` has
 it). Triples are emitted in a fixed order (scenario node, then the facts in the scenario's
-shuffled order, each with its properties in the order above), so the bytes are reproducible;
+order, each with its properties in the order above), so the bytes are reproducible;
 JSON-LD is pyoxigraph's expanded form, which needs no context to read.
 """
 from __future__ import annotations
