@@ -4,14 +4,23 @@ A learning checker needs labelled training facts. When a scenario has no train s
 on D are out-of-fold: D is cut into ``FOLDS`` seeded stratified folds, and each fold is scored by a
 model fit on the others (the features are computed once). The result says so (``note``), so a
 number from cross-validation is never mistaken for one from a held-out T.
+
+Folds must not invent a signal. False facts are made from true ones: one of each per subject, the
+false object another true fact's, so every entity occurs as often in true as in false facts. Split
+at random, a held-out true fact's partner (same subject, or same object) stays in training with the
+other label, the model learns that entity as false, and held-out facts score *below* chance (type-only
+0.19 on DBpedia50 birthPlace at transparency 1, where no feature of one entity says anything). So
+folds are grouped by subject, and for each entity of the held-out facts the training facts naming it
+are trimmed back to its share of true facts in the whole set (``_balanced``).
 """
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedGroupKFold
 
 from .checkers import Checker, CheckerError, FeatureChecker, checker
 from .checkers.base import predict
@@ -47,25 +56,61 @@ def run_checker(name: str, train: list[dict], test: list[dict], reference: Refer
         note = f"no train split: {min(FOLDS, _smaller_class(test))}-fold cross-validation on the test set"
     else:
         scores = model.fit(train, reference).score(test)
+    note = "; ".join(n for n in (note, model.note) if n)
     return CheckerRun(model.name, scores, auroc(labels(test), scores), time.perf_counter() - started, note)
 
 
 def cross_validated(model: Checker, records: list[dict], reference: Reference | None, *, seed: int = 0,
-                    folds: int = FOLDS) -> np.ndarray | None:
+                    folds: int = FOLDS, answers: dict | None = None) -> np.ndarray | None:
     """Out-of-fold scores of a feature checker (None when a class has fewer than 2 records)."""
     if not isinstance(model, FeatureChecker):
         raise CheckerError(f"{model.name}: only learning checkers are cross-validated")
     y = labels(records)
-    n_splits = min(folds, _smaller_class(records))
+    groups = [r["subject"] for r in records]
+    n_splits = min(folds, _smaller_class(records), len(set(groups)))
     if n_splits < 2:
         return None
     model.reference = reference
     features = model.features(records)
     scores = np.zeros(len(records))
-    for train_at, test_at in StratifiedKFold(n_splits, shuffle=True, random_state=seed).split(np.zeros(y.size), y):
-        fitted = model.model().fit([features[i] for i in train_at], y[train_at])
+    partners = pairs_of(records, answers)
+    splitter = StratifiedGroupKFold(n_splits, shuffle=True, random_state=seed)
+    for train_at, test_at in splitter.split(np.zeros(y.size), y, groups):
+        held = set().union(*(partners[i] for i in test_at.tolist()))
+        train_at = np.array([i for i in train_at.tolist() if i not in held], dtype=np.int64)
+        fitted = model.fitted([features[i] for i in train_at], y[train_at])
         scores[test_at] = predict(fitted, [features[i] for i in test_at])
     return scores
+
+
+def _sides(record: dict) -> tuple:
+    return ("s", record["subject"]), ("o", record["object"])
+
+
+def pairs_of(records: list[dict], answers: dict | None = None) -> list[set[int]]:
+    """For each record, the records it was made with: those its answer names as its source (the true
+    fact it was derived from) or as the true fact its object was taken from, and those that share an
+    entity no other record names (a matched pair)."""
+    linked: list[set[int]] = [set() for _ in records]
+    by_triple = {(r["subject"], r["predicate"], r["object"]): i for i, r in enumerate(records)}
+    by_id = {r.get("id"): i for i, r in enumerate(records)}
+    for key, answer in (answers or {}).items():
+        i = by_id.get(key)
+        for name in ("source", "object_from"):
+            fact = answer.get(name) if i is not None else None
+            j = by_triple.get((fact["subject"], fact["predicate"], fact["object"])) if isinstance(fact, dict) else None
+            if j is not None and j != i:
+                linked[i].add(j)
+                linked[j].add(i)
+    naming: dict[tuple, list[int]] = {}
+    for i, record in enumerate(records):
+        for key in _sides(record):
+            naming.setdefault(key, []).append(i)
+    for users in naming.values():
+        if len(users) == 2:
+            linked[users[0]].add(users[1])
+            linked[users[1]].add(users[0])
+    return linked
 
 
 def _smaller_class(records: list[dict]) -> int:
