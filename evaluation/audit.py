@@ -141,13 +141,13 @@ def _columns(records: list[dict], y: np.ndarray, seed: int, answers: dict | None
         for value in distinct:
             present = values == value
             true, false = npmi(present, y), npmi(present, ~y)
-            found.append((-max(abs(true), abs(false)), value, int(present.sum()), true, false))
-        found.sort()
+            found.append((-max(abs(true), abs(false)), -int(present.sum()), value, true, false))
+        found.sort()  # strongest first; of equally strong values, the most used
         results[name] = {
             "auroc": auroc(y, scores) if scores is not None else None, "distinct": len(distinct),
-            "values": {value: {"support": support, "npmi_true": round(true, DIGITS),
+            "values": {value: {"support": -uses, "npmi_true": round(true, DIGITS),
                                "npmi_false": round(false, DIGITS)}
-                       for _, value, support, true, false in found[:VALUES_SHOWN]}}
+                       for _, uses, value, true, false in found[:VALUES_SHOWN]}}
     return results
 
 

@@ -34,6 +34,9 @@ def test_flags_factbench_train(factbench_report):
     # correct ones have
     assert report["pmi"][DEFACTO_LINK]["npmi_false"] == 1.0
     assert report["pmi"]["datatype:dbo:from=xsd:date"]["npmi_false"] == -1.0
+    # each true fact's object is named by its wrong models too: no shortcut, and not below chance
+    # (0.34 when only objects named by exactly two facts were kept out of the folds' training)
+    assert abs(report["columns"]["object"]["auroc"] - 0.5) <= AUROC_THRESHOLD - 0.5
     json.dumps(report)
 
 
@@ -201,6 +204,16 @@ def test_a_relation_column_that_differs_is_flagged(tmp_path):
     report = audit_path(path)
     assert report["columns"]["predicate"]["auroc"] == 1.0
     assert any("column 'predicate'" in reason for reason in report["reasons"]), report["reasons"]
+
+
+def test_a_scenario_that_changes_the_predicate_is_flagged_by_its_column(dbpedia_store):
+    """FactBench's property kind states the true fact's (s, o) with another predicate."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, transparency=1.0,
+                                                    factbench=("property",), seed=0))
+    report = audit_scenario(scenario, dbpedia_store)
+    assert report["columns"]["predicate"]["auroc"] == 1.0
+    assert next(iter(report["columns"]["predicate"]["values"])) == DBO + "birthPlace"  # the most used first
+    assert any(reason.startswith("the column 'predicate' alone") for reason in report["reasons"])
 
 
 @pytest.mark.parametrize("true, false", [("1", "-1"), ("1", "0"), ("True", "false"), ("SUPPORTS", "REFUTES"),
