@@ -202,9 +202,11 @@ def audit_path(path, store=None, **options) -> dict:
         from .reference import input_reference
 
         reference = input_reference(files, store)
+    answers = None
     if files.kind == "scenario":
         options.setdefault("seed", int(files.manifest.get("seed") or 0))
-    return audit_records(files.records, reference=reference, answers=files.answers if files.kind == "scenario" else None,
+        answers = files.answers
+    return audit_records(files.records, reference=reference, answers=answers,
                          source={"kind": files.kind, "path": str(path)}, **options)
 
 

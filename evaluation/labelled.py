@@ -2,9 +2,10 @@
 
 Records are the writers' flat dicts (``id, subject, predicate, object, [start, end], label``); any
 other column of a labelled file is kept under its own name (as text), since the audit treats every
-column a system reads as a possible shortcut. A scenario folder is read from its JSON Lines files when present, else from TSV/CSV (which have no id
-column: ids are numbered in file order, as the generator numbered them, ``te00001`` ...). Every
-problem is one ``LabelledError`` line naming the file, the line and the field.
+column a system reads as a possible shortcut. A scenario folder is read from its JSON Lines files
+when present, else from TSV/CSV (which have no id column: ids are numbered in file order, as the
+generator numbered them, ``te00001`` ...). Every problem is one ``LabelledError`` line naming the
+file, the line and the field.
 """
 from __future__ import annotations
 
