@@ -59,7 +59,7 @@ def run_checker(name: str, train: list[dict], test: list[dict], reference: Refer
         if scores is None:
             raise CheckerError(f"{model.name}: no train split, and too few true and false test facts to "
                                f"cross-validate ({FOLDS} folds)")
-        note = f"no train split: {min(FOLDS, _smaller_class(test))}-fold cross-validation on the test set"
+        note = f"no train split: {fold_count(test)}-fold cross-validation on the test set"
     else:
         scores = model.fit(train, reference).score(test)
     note = "; ".join(n for n in (note, model.note) if n)
@@ -74,7 +74,7 @@ def cross_validated(model: Checker, records: list[dict], reference: Reference | 
         raise CheckerError(f"{model.name}: only learning checkers are cross-validated")
     y = labels(records)
     groups = [r["subject"] for r in records]
-    n_splits = min(folds, _smaller_class(records), len(set(groups)))
+    n_splits = fold_count(records, folds)
     if n_splits < 2:
         return None
     model.reference = reference
@@ -118,6 +118,11 @@ def pairs_of(records: list[dict], answers: dict | None = None) -> list[set[int]]
             for i in users:
                 linked[i].update(j for j in users if j != i)
     return linked
+
+
+def fold_count(records: list[dict], folds: int = FOLDS) -> int:
+    """How many folds the records can be cut into: each needs a fact of each label and its own subjects."""
+    return min(folds, _smaller_class(records), len({r["subject"] for r in records}))
 
 
 def _smaller_class(records: list[dict]) -> int:
