@@ -2,15 +2,21 @@
 
 For a set of labelled facts (a scenario's test and train facts together) it reports:
 
-* **baselines**: the cross-validated AUROC (seeded stratified folds) of each trivial checker,
-  ``degree`` and ``type`` (which need the KB) and ``shape`` (the record alone);
+* **baselines**: the cross-validated AUROC (seeded folds grouped by subject, ``scoring``) of each
+  trivial checker: ``degree``, ``type`` and ``direct_link`` (which need the KB), ``shape`` and
+  ``frequency`` (the records alone);
+* **columns**: for every column the records have (the fact's own, and any other a labelled file
+  carries), the cross-validated AUROC of its values alone and the normalized PMI of its strongest
+  values with the label: a bookkeeping column that only false facts fill, or a relation that only
+  false facts have, gives the label away;
 * **pmi**: the normalized PMI between the label and each shape feature of the records (which
   fields, value kinds, predicate, model properties and datatypes), strongest first;
 * **drift**: the share of all false facts made through the single most common alternative
   predicate (LCWA) or path (random walk) — the paper's "location drift".
 
-It flags the facts when a baseline's AUROC exceeds ``auroc_threshold`` (default 0.6: about three
-standard errors above chance for 300 balanced facts) or when the drift share exceeds
+It flags the facts when a baseline's or a column's AUROC is further from 0.5 than ``auroc_threshold``
+(default 0.6: about three standard errors from chance for 300 balanced facts), either way — far below
+chance the features tell the label as well, reversed — or when the drift share exceeds
 ``drift_threshold`` (default 0.75). The drift default is a judgement: on DBpedia50, LCWA false
 facts for birthPlace come from deathPlace 62% of the time — that is the location drift the paper
 describes, reported here, but a checker that only recognized deathPlace links would still miss
@@ -23,15 +29,15 @@ written into each scenario's manifest).
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
 from factforge.sparql.terms import compact
 
 from .checkers import BASELINES, CheckerError, checker
-from .features import npmi, shape_features
-from .labelled import LabelledError, is_scenario_folder, labels, read_labelled, read_scenario
+from .checkers.baselines import ColumnOnly, column_value
+from .features import INTERNAL, npmi, shape_features
+from .labelled import labels, read_input
 from .metrics import DIGITS, auroc
 from .reference import Reference
 from .scoring import FOLDS, cross_validated
@@ -39,6 +45,7 @@ from .scoring import FOLDS, cross_validated
 AUROC_THRESHOLD = 0.6
 DRIFT_THRESHOLD = 0.75
 PMI_SHOWN = 25  # features listed in the report, strongest first
+VALUES_SHOWN = 5  # values of each column listed, strongest first
 
 
 def audit_records(records: list[dict], *, reference: Reference | None = None, answers: dict | None = None,
@@ -55,20 +62,44 @@ def audit_records(records: list[dict], *, reference: Reference | None = None, an
         "facts": {"total": int(y.size), "true": int(y.sum()), "false": int(y.size - y.sum())},
         "seed": seed, "folds": FOLDS,
         **({"source": source} if source else {}),
-        "baselines": _baselines(records, reference, seed),
+        "baselines": _baselines(records, reference, seed, answers),
+        "columns": _columns(records, y, seed, answers),
         "pmi": _pmi(records, y),
         "drift": _drift(answers, int(y.size - y.sum())) if answers is not None else None,
     }
-    for name, result in report["baselines"].items():
-        if result.get("auroc") is not None and result["auroc"] > auroc_threshold:
-            report["reasons"].append(f"the {name}-only baseline reaches AUROC {result['auroc']:.3f} "
-                                     f"(> {auroc_threshold:g}): {_HINTS[name]}")
-    drift = report["drift"]
-    if drift and drift["share"] is not None and drift["share"] > drift_threshold:
-        report["reasons"].append(f"{drift['share']:.0%} of the false facts come through one alternative "
-                                 f"{drift['top']} (> {drift_threshold:.0%})")
+    report["reasons"] = _reasons(report, auroc_threshold, drift_threshold)
     report["flagged"] = bool(report["reasons"])
     return report
+
+
+def _reasons(report: dict, auroc_threshold: float, drift_threshold: float) -> list[str]:
+    reasons = []
+    for name, result in report["baselines"].items():
+        beyond = _beyond(result.get("auroc"), auroc_threshold)
+        if beyond:
+            reasons.append(f"the {name}-only baseline reaches AUROC {result['auroc']:.3f} ({beyond}): {_HINTS[name]}")
+    for name, result in report["columns"].items():
+        beyond = _beyond(result.get("auroc"), auroc_threshold)
+        if beyond:
+            strongest = next(iter(result["values"]), "")
+            reasons.append(f"the column {name!r} alone reaches AUROC {result['auroc']:.3f} ({beyond}): its values "
+                           f"differ between true and false facts (e.g. {strongest!r})")
+    drift = report["drift"]
+    if drift and drift["share"] is not None and drift["share"] > drift_threshold:
+        reasons.append(f"{drift['share']:.0%} of the false facts come through one alternative "
+                       f"{drift['top']} (> {drift_threshold:.0%})")
+    return reasons
+
+
+def _beyond(value: float | None, threshold: float) -> str:
+    """"> 0.6" or "< 0.4" when an AUROC is further from chance than the threshold allows, else ""."""
+    if value is None:
+        return ""
+    if value > threshold:
+        return f"> {threshold:g}"
+    if value < 1.0 - threshold:
+        return f"< {1.0 - threshold:g}, below chance: the same features tell the label reversed"
+    return ""
 
 
 _HINTS = {
@@ -76,10 +107,11 @@ _HINTS = {
     "type": "true and false facts differ in the types of their entities",
     "shape": "true and false records differ in their fields, value kinds, properties or datatypes",
     "frequency": "how often an entity occurs in the set tells true from false facts",
+    "direct_link": "whether the KB links s and o directly tells true from false facts",
 }
 
 
-def _baselines(records: list[dict], reference: Reference | None, seed: int) -> dict:
+def _baselines(records: list[dict], reference: Reference | None, seed: int, answers: dict | None) -> dict:
     results = {}
     for name in BASELINES:
         model = checker(name, seed=seed)
@@ -87,7 +119,7 @@ def _baselines(records: list[dict], reference: Reference | None, seed: int) -> d
             results[name] = {"auroc": None, "skipped": "needs the KB (give a store)"}
             continue
         try:
-            scores = cross_validated(model, records, reference, seed=seed)
+            scores = cross_validated(model, records, reference, seed=seed, answers=answers)
         except CheckerError as error:
             results[name] = {"auroc": None, "skipped": str(error)}
             continue
@@ -95,6 +127,27 @@ def _baselines(records: list[dict], reference: Reference | None, seed: int) -> d
             results[name] = {"auroc": None, "skipped": "fewer than 2 true or false facts to cross-validate"}
             continue
         results[name] = {"auroc": auroc(labels(records), scores)}
+    return results
+
+
+def _columns(records: list[dict], y: np.ndarray, seed: int, answers: dict | None) -> dict:
+    names = sorted({name for r in records for name in r if name not in INTERNAL})
+    results = {}
+    for name in names:
+        values = np.array([column_value(r, name) for r in records], dtype=object)
+        distinct = sorted(set(values.tolist()))
+        scores = cross_validated(ColumnOnly(seed=seed, column=name), records, None, seed=seed, answers=answers)
+        found = []
+        for value in distinct:
+            present = values == value
+            true, false = npmi(present, y), npmi(present, ~y)
+            found.append((-max(abs(true), abs(false)), -int(present.sum()), value, true, false))
+        found.sort()  # strongest first; of equally strong values, the most used
+        results[name] = {
+            "auroc": auroc(y, scores) if scores is not None else None, "distinct": len(distinct),
+            "values": {value: {"support": -uses, "npmi_true": round(true, DIGITS),
+                               "npmi_false": round(false, DIGITS)}
+                       for _, uses, value, true, false in found[:VALUES_SHOWN]}}
     return results
 
 
@@ -144,60 +197,21 @@ def audit_scenario(scenario, store=None, **options) -> dict:
 def audit_path(path, store=None, *, skip_bad: bool = False, **options) -> dict:
     """The report of a written scenario folder, a FactBench folder, or a labelled TSV/CSV/JSONL file.
     ``skip_bad``: leave out FactBench models that cannot be read (named in ``source.skipped``)."""
-    path = Path(path)
-    if is_scenario_folder(path):
-        files = read_scenario(path)
-        reference = None
-        if store is not None:
-            from .reference import scenario_reference
+    skipped: list[str] | None = [] if skip_bad else None
+    files = read_input(path, skipped)
+    reference = None
+    if store is not None:
+        from .reference import input_reference
 
-            reference = scenario_reference(files, store)
+        reference = input_reference(files, store)
+    answers = None
+    if files.kind == "scenario":
         options.setdefault("seed", int(files.manifest.get("seed") or 0))
-        return audit_records(files.records, reference=reference, answers=files.answers,
-                             source={"kind": "scenario", "path": str(path)}, **options)
-    source = {"path": str(path)}
-    if path.is_dir():
-        skipped = [] if skip_bad else None
-        records = factbench_records(path, skipped)
-        source["kind"] = "factbench"
-        if skipped:
-            source["skipped"] = skipped
-    elif path.is_file():
-        records = read_labelled(path)
-        source["kind"] = "labelled file"
-    else:
-        raise LabelledError(f"{path}: no such file or folder")
-    reference = Reference.of(store) if store is not None else None
-    return audit_records(records, reference=reference, source=source, **options)
-
-
-def factbench_records(folder: Path, skipped: list[str] | None = None) -> list[dict]:
-    """One record per FactBench model, with the model's properties and literal datatypes as its
-    shape (``_shape``): what a system reading the model files sees besides the fact. Given a
-    ``skipped`` list, models that cannot be read are left out and their errors appended there."""
-    from pyoxigraph import Literal
-
-    from factforge.sparql.factbench import _models
-    from factforge.sparql.loading import LoadError
-
-    records = []
-    bad: list[tuple[Path, str]] | None = [] if skipped is not None else None
-    try:
-        for record, quads, _ in _models(folder, False, bad):
-            shape = set()
-            for quad in quads:
-                shape.add(f"property:{compact(quad.predicate)}")
-                if isinstance(quad.object, Literal) and not quad.object.language:
-                    shape.add(f"datatype:{compact(quad.predicate)}={compact(quad.object.datatype)}")
-            records.append({"id": Path(record.source_file).relative_to(folder).as_posix(),
-                            "subject": record.subject, "predicate": record.predicate, "object": record.object,
-                            "start": record.start, "end": record.end, "label": record.label,
-                            "_shape": sorted(shape)})
-    except LoadError as error:
-        raise LabelledError(str(error)) from None
-    if skipped is not None:
-        skipped.extend(message for _, message in bad)
-    return records
+        answers = files.answers
+    source = {"kind": files.kind, "path": str(path)}
+    if skipped:
+        source["skipped"] = skipped
+    return audit_records(files.records, reference=reference, answers=answers, source=source, **options)
 
 
 def summary_lines(report: dict) -> list[str]:
@@ -208,6 +222,10 @@ def summary_lines(report: dict) -> list[str]:
     for name, result in report["baselines"].items():
         value = f"AUROC {result['auroc']:.3f}" if result.get("auroc") is not None else f"skipped ({result['skipped']})"
         lines.append(f"  baseline {name:<7} {value}")
+    columns = ", ".join(f"{name} {result['auroc']:.2f}" for name, result in report.get("columns", {}).items()
+                        if result.get("auroc") is not None)
+    if columns:
+        lines.append(f"  columns (AUROC of each alone): {columns}")
     drift = report.get("drift")
     if drift and drift["top"]:
         lines.append(f"  drift: {drift['top']} makes {drift['share']:.0%} of the false facts "

@@ -19,13 +19,15 @@ FLAGGED_EXIT = 3
 def register(subparsers) -> None:
     evaluate = subparsers.add_parser("evaluate", help="score a scenario with the reference checkers, or with "
                                                       "your own predictions: AUROC and ROC curves")
-    evaluate.add_argument("scenario", metavar="SCENARIO_DIR", help="a folder written by 'factforge generate'")
+    evaluate.add_argument("scenario", metavar="PATH", help="a folder written by 'factforge generate', a FactBench "
+                                                      "folder, or a labelled TSV/CSV/JSONL file (as audit reads)")
     _store_options(evaluate)
     evaluate.add_argument("--checker", action="append", metavar="NAME",
                           help=f"one of {', '.join(names())} (repeatable; default: {', '.join(REFERENCE_CHECKERS)})")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="your own scores: TSV/CSV (id, score) or JSONL ({\"id\", \"score\"}); no KB needed")
-    evaluate.add_argument("--plots", metavar="DIR", help="write roc.png / roc.svg here (default: the scenario folder)")
+    evaluate.add_argument("--plots", metavar="DIR", help="write roc.png / roc.svg here (default: the scenario folder, "
+                                                         "or the folder of a labelled file)")
     evaluate.add_argument("--seed", type=int, default=None, help="seed of the checkers (default: the scenario's)")
     evaluate.add_argument("--json", action="store_true", help="print the results as JSON")
     evaluate.set_defaults(func=cmd_evaluate)
@@ -76,10 +78,11 @@ def _values(text: str, option: str) -> list[float]:
 
 # --- evaluate -----------------------------------------------------------------------------------
 def cmd_evaluate(args) -> int:
-    from .labelled import read_scenario
+    from .checkers import CheckerError
+    from .labelled import read_input
     from .metrics import roc_plot
 
-    files = read_scenario(args.scenario)
+    files = read_input(args.scenario)
     plots = Path(args.plots) if args.plots else files.folder
     if args.predictions:
         from .predictions import evaluate_predictions, read_predictions
@@ -99,28 +102,34 @@ def cmd_evaluate(args) -> int:
             print(f"predictions  AUROC {result['auroc']:.4f}  ({result['counts']['facts']} test facts)")
             print(f"ROC curve: {', '.join(result['plots'])}")
         return 0
-    from .reference import scenario_reference
+    from .reference import input_reference
     from .scoring import run_checker
 
     store = _reading_store(args)
-    reference = scenario_reference(files, store)
+    reference = input_reference(files, store)
     seed = args.seed if args.seed is not None else int(files.manifest.get("seed") or 0)
-    runs = []
+    runs, failed = [], []
     for name in [canonical(n) for n in (args.checker or REFERENCE_CHECKERS)]:
-        run = run_checker(name, files.train, files.test, reference, seed=seed)
+        try:
+            run = run_checker(name, files.train, files.test, reference, seed=seed)
+        except CheckerError as error:  # one checker that cannot run does not hide the others' results
+            failed.append({"checker": name, "error": str(error)})
+            if not args.json:
+                print(f"{name:<17} cannot run: {error}", flush=True)
+            continue
         runs.append(run)
         if not args.json:
             auroc = f"{run.auroc:.4f}" if run.auroc is not None else "n/a"
             print(f"{run.name:<17} AUROC {auroc}  ({run.seconds:.1f} s){'  ' + run.note if run.note else ''}",
                   flush=True)
     written = roc_plot({run.name: (_labels(files.test), run.scores) for run in runs}, plots / "roc",
-                       title=f"ROC: {files.manifest.get('scenario', files.folder.name)}")
+                       title=f"ROC: {files.manifest.get('scenario', Path(args.scenario).name)}")
     if args.json:
         print(json.dumps({"scenario": files.manifest.get("scenario"), "checkers": [r.to_dict() for r in runs],
-                          "plots": [str(p) for p in written]}, indent=1, sort_keys=True))
+                          "failed": failed, "plots": [str(p) for p in written]}, indent=1, sort_keys=True))
     else:
         print(f"ROC curves: {', '.join(str(p) for p in written)}")
-    return 0
+    return 1 if failed else 0
 
 
 def _labels(records: list[dict]) -> list[bool]:

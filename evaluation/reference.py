@@ -111,3 +111,9 @@ def scenario_reference(files, store: Store) -> Reference:
     removed = removed_triples(store, index, test_facts, spec.get("leakage", "triple"),
                               positives.kb_pairs(store, predicate), predicate)
     return Reference(index, removed, store=store)
+
+
+def input_reference(files, store: Store) -> Reference:
+    """R for what ``labelled.read_input`` read: a scenario's R, or the whole KB for a FactBench folder
+    or a labelled file (which say nothing of removed triples; checkers still take out the facts they score)."""
+    return scenario_reference(files, store) if files.kind == "scenario" else Reference.of(store)

@@ -34,6 +34,9 @@ def test_flags_factbench_train(factbench_report):
     # correct ones have
     assert report["pmi"][DEFACTO_LINK]["npmi_false"] == 1.0
     assert report["pmi"]["datatype:dbo:from=xsd:date"]["npmi_false"] == -1.0
+    # each true fact's object is named by its wrong models too: no shortcut, and not below chance
+    # (0.34 when only objects named by exactly two facts were kept out of the folds' training)
+    assert abs(report["columns"]["object"]["auroc"] - 0.5) <= AUROC_THRESHOLD - 0.5
     json.dumps(report)
 
 
@@ -41,22 +44,32 @@ def test_flags_factbench_train(factbench_report):
 # facts were made around true facts outside the scenario, about people with more links than the
 # scenario's own (median degree 3 against 1 in R). Its false facts are now paired with true facts of
 # the set (generators/scenario.py _paired): each comes from a true fact whose subject it shares.
-@pytest.mark.parametrize("ambiguous, size, seed", [
-    ("lcwa", 200, 0), ("lcwa", 200, 1), ("lcwa", 200, 2),
-    ("random_walk", 300, 0), ("random_walk", 300, 1), ("random_walk", 300, 2)])
-def test_does_not_flag_transparency_zero_on_dbpedia50(dbpedia_store, ambiguous, size, seed):
-    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=size, transparency=0.0,
-                                                    ambiguous=ambiguous, seed=seed))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_does_not_flag_random_walk_at_transparency_zero_on_dbpedia50(dbpedia_store, seed):
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=300, transparency=0.0,
+                                                    ambiguous="random_walk", seed=seed))
     report = audit_scenario(scenario, dbpedia_store)
     assert not report["flagged"], report["reasons"]
     for name, result in report["baselines"].items():
-        assert result["auroc"] is not None and result["auroc"] <= AUROC_THRESHOLD, name
+        assert result["auroc"] is not None and abs(result["auroc"] - 0.5) <= AUROC_THRESHOLD - 0.5, name
     assert report["drift"]["top"] and report["drift"]["share"] <= DRIFT_THRESHOLD
-    if ambiguous == "lcwa":
-        assert report["drift"]["top"] == "dbo:deathPlace"  # the paper's location drift, reported
-        # made around the scenario's own true facts, none borrowed from outside
-        assert not any(a.get("source_outside_scenario") for a in scenario.answers.values())
     assert audit_scenario(scenario, dbpedia_store) == report  # seeded folds: the same report again
+
+
+# LCWA at c = 0 passed this audit (degree 0.55-0.58, type 0.50-0.58) while Knowledge Linker scored it
+# 0.04-0.05: every LCWA false fact p(s, o') has a direct link s -p'-> o' in R, and the stratified folds
+# pulled type-only down towards 0.5 (see scoring.py). The direct-link baseline sees it, and so does
+# type-only with folds that keep matched facts together.
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_flags_lcwa_at_transparency_zero_by_its_direct_links(dbpedia_store, seed):
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=200, transparency=0.0,
+                                                    ambiguous="lcwa", seed=seed))
+    report = audit_scenario(scenario, dbpedia_store)
+    assert report["flagged"] and report["baselines"]["direct_link"]["auroc"] > 0.9
+    assert any(reason.startswith("the direct_link-only baseline") for reason in report["reasons"])
+    assert report["drift"]["top"] == "dbo:deathPlace"  # the paper's location drift, reported
+    # made around the scenario's own true facts, none borrowed from outside
+    assert not any(a.get("source_outside_scenario") for a in scenario.answers.values())
 
 
 def test_flags_a_type_shortcut(dbpedia_store):
@@ -141,3 +154,128 @@ def test_flags_a_frequency_shortcut():
     report = audit_records(records)
     assert report["baselines"]["frequency"]["auroc"] > 0.9
     assert any(reason.startswith("the frequency-only baseline") for reason in report["reasons"]), report["reasons"]
+
+
+# --- every column is a feature --------------------------------------------------------------------
+def _buckle(tmp_path, name="buckle.tsv", origin=True):
+    """A file laid out like the seed paper's published scenarios: labels 1/-1, and two bookkeeping
+    columns that give the label away (Origin_Relation "No" exactly for true facts, Cluster "*" exactly
+    for false ones). Each subject has one true and one false fact, the false object being another
+    true fact's, so the entities themselves tell nothing."""
+    header = ["Subject", "Object", "Relation", "Label", "Cluster"] + (["Origin_Relation"] if origin else [])
+    lines = ["\t".join(header)]
+    for i in range(60):
+        subject, true_object, false_object = f"{DBR}S{i}", f"{DBR}O{i}", f"{DBR}O{(i + 1) % 60}"
+        for label, obj in ((1, true_object), (-1, false_object)):
+            cluster = str(i % 4) if label == 1 else "*"
+            row = [subject, obj, DBO + "birthPlace", str(label), cluster]
+            if origin:
+                row.append("No" if label == 1 else ("deathPlace" if i % 2 else "residence"))
+            lines.append("\t".join(row))
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_bookkeeping_column_is_flagged(tmp_path):
+    report = audit_path(_buckle(tmp_path))
+    assert report["facts"] == {"total": 120, "true": 60, "false": 60}  # -1 read as false
+    assert report["flagged"]
+    for column in ("Origin_Relation", "Cluster"):
+        assert report["columns"][column]["auroc"] == 1.0, column
+        assert any(f"column {column!r}" in reason for reason in report["reasons"]), report["reasons"]
+    assert report["columns"]["Origin_Relation"]["values"]["No"]["npmi_true"] == 1.0
+    assert report["columns"]["Cluster"]["values"]["*"]["npmi_false"] == 1.0
+    # the entity columns are no shortcut here, and are not flagged as one
+    for column in ("subject", "object", "predicate"):
+        assert 0.4 <= report["columns"][column]["auroc"] <= 0.6, (column, report["columns"][column])
+        assert not any(f"column {column!r}" in reason for reason in report["reasons"])
+    json.dumps(report)
+
+
+def test_a_relation_column_that_differs_is_flagged(tmp_path):
+    """FactBench's property and random kinds: every false fact has another Relation than the true ones."""
+    lines = ["Subject\tObject\tRelation\tLabel"]
+    for i in range(40):
+        lines.append(f"{DBR}S{i}\t{DBR}O{i}\t{DBO}birthPlace\ttrue")
+        lines.append(f"{DBR}S{i}\t{DBR}O{i}\t{DBO}{('deathPlace', 'residence', 'nationality')[i % 3]}\tFALSE")
+    path = tmp_path / "property.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    report = audit_path(path)
+    assert report["columns"]["predicate"]["auroc"] == 1.0
+    assert any("column 'predicate'" in reason for reason in report["reasons"]), report["reasons"]
+
+
+def test_a_scenario_that_changes_the_predicate_is_flagged_by_its_column(dbpedia_store):
+    """FactBench's property kind states the true fact's (s, o) with another predicate."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, transparency=1.0,
+                                                    factbench=("property",), seed=0))
+    report = audit_scenario(scenario, dbpedia_store)
+    assert report["columns"]["predicate"]["auroc"] == 1.0
+    assert next(iter(report["columns"]["predicate"]["values"])) == DBO + "birthPlace"  # the most used first
+    assert any(reason.startswith("the column 'predicate' alone") for reason in report["reasons"])
+
+
+@pytest.mark.parametrize("true, false", [("1", "-1"), ("1", "0"), ("True", "false"), ("SUPPORTS", "REFUTES"),
+                                         ("supports", "Refutes")])
+def test_label_spellings(tmp_path, true, false):
+    from factforge.evaluation.labelled import read_labelled
+
+    path = tmp_path / "labels.csv"
+    path.write_text(f"subject,object,relation,label\na,b,p,{true}\nc,d,p,{false}\n")
+    assert [r["label"] for r in read_labelled(path)] == [True, False]
+    jsonl = tmp_path / "labels.jsonl"
+    jsonl.write_text(json.dumps({"subject": "a", "predicate": "p", "object": "b", "label": -1}) + "\n")
+    assert read_labelled(jsonl)[0]["label"] is False
+
+
+def test_unknown_columns_of_jsonl_are_features(tmp_path):
+    path = tmp_path / "extra.jsonl"
+    path.write_text("".join(json.dumps({"subject": f"{DBR}S{i}", "predicate": DBO + "birthPlace",
+                                        "object": f"{DBR}O{i // 2}", "label": i % 2,
+                                        "source": "wiki" if i % 2 else "kb"}) + "\n" for i in range(40)))
+    report = audit_path(path)
+    assert report["columns"]["source"]["auroc"] == 1.0 and report["flagged"]
+
+
+# --- two-sided, and folds that do not invent a signal ---------------------------------------------
+def test_matched_pairs_give_chance_not_below(dbpedia_store):
+    """At transparency 1 each true fact's subject has one false fact, whose object is another true
+    fact's: every entity occurs as often in true as in false facts, so no baseline can learn anything
+    from the entities. Stratified folds that split such pairs made the type-only baseline 0.19-0.20
+    (each held-out fact's partner taught the opposite label); folds grouped by subject and trained on
+    a set kept balanced for the held-out facts' entities give chance."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=300, transparency=1.0,
+                                                    ambiguous="random_walk", seed=0))
+    report = audit_scenario(scenario, dbpedia_store)
+    for name, result in report["baselines"].items():
+        assert abs(result["auroc"] - 0.5) <= AUROC_THRESHOLD - 0.5, (name, result)
+    assert not report["flagged"], report["reasons"]
+
+
+def test_flags_a_baseline_far_below_chance():
+    """A feature that is the label reversed is as much a shortcut as the label itself."""
+    from factforge.evaluation.audit import _reasons
+
+    reasons = _reasons({"baselines": {"degree": {"auroc": 0.2}, "type": {"auroc": 0.45}}, "columns": {},
+                        "drift": None}, AUROC_THRESHOLD, DRIFT_THRESHOLD)
+    assert len(reasons) == 1 and reasons[0].startswith("the degree-only baseline reaches AUROC 0.200 (< 0.4")
+
+
+# --- the direct-link baseline ---------------------------------------------------------------------
+def test_direct_link_baseline_sees_lcwa_at_leakage_pair(dbpedia_store):
+    """Every LCWA false fact p(s, o') has a link s -p'-> o' in R; at leakage pair no true fact keeps any
+    link between s and o. A checker that only asks "are s and o linked?" separates them."""
+    scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, transparency=0.0,
+                                                    ambiguous="lcwa", leakage="pair", seed=0))
+    report = audit_scenario(scenario, dbpedia_store)
+    assert report["baselines"]["direct_link"]["auroc"] < 1 - AUROC_THRESHOLD or \
+        report["baselines"]["direct_link"]["auroc"] > AUROC_THRESHOLD
+    assert abs(report["baselines"]["direct_link"]["auroc"] - 0.5) > 0.4
+    assert any(reason.startswith("the direct_link-only baseline") for reason in report["reasons"]), report["reasons"]
+
+
+def test_direct_link_baseline_needs_the_kb(tmp_path):
+    report = audit_path(_buckle(tmp_path))
+    assert report["baselines"]["direct_link"]["auroc"] is None and "needs the KB" in \
+        report["baselines"]["direct_link"]["skipped"]

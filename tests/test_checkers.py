@@ -116,3 +116,27 @@ def test_resolver_and_errors(demo):
         checker("kl").fit([], None)
     with pytest.raises(CheckerError, match="true and false"):
         checker("path_features").fit([TRUE], demo[1])
+
+
+@pytest.fixture(scope="module")
+def no_paths(tmp_path_factory):
+    """Ten p-links between pairs that share nothing else: once a fact's own triple is out of R, no
+    fact has a path between its subject and object."""
+    text = "".join(f"<{EX}a{i}> <{EX}p> <{EX}b{i}> .\n" for i in range(10))
+    reference = Reference.of(store_from_text(tmp_path_factory.mktemp("nopaths"), "kb.nt", text))
+    records = [{"id": f"t{i}", "subject": f"{EX}a{i}", "predicate": f"{EX}p", "object": f"{EX}b{i}", "label": True}
+               for i in range(10)]
+    records += [{"id": f"f{i}", "subject": f"{EX}a{i}", "predicate": f"{EX}p", "object": f"{EX}b{(i + 1) % 10}",
+                 "label": False} for i in range(10)]
+    return reference, records
+
+
+def test_a_checker_without_evidence_scores_chance_and_says_so(no_paths):
+    """Path features found no path at all: it used to stop with sklearn's "Found array with 0
+    feature(s)"; it scores every fact alike (AUROC 0.5) and the run says why."""
+    reference, records = no_paths
+    run = run_checker("path_features", records[:5] + records[10:15], records, reference, seed=0)
+    assert run.auroc == 0.5 and np.all(run.scores == run.scores[0])
+    assert "no evidence" in run.note
+    crossed = run_checker("path_features", [], records, reference, seed=0)  # cross-validated: the same
+    assert crossed.auroc == 0.5 and "no evidence" in crossed.note

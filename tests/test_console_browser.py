@@ -375,7 +375,8 @@ def test_the_audit_panel_shows_the_apis_audit(page, demo_http):
             continue
         expect(row).to_have_attribute("data-auroc", str(result["auroc"]))
         expect(row.locator(".auroc")).to_have_text(f"{result['auroc']:.3f}")
-        expect(row.locator(".pill")).to_have_text("over" if result["auroc"] > limit else "ok")
+        expect(row.locator(".pill")).to_have_text(
+            "over" if result["auroc"] > limit else "under" if result["auroc"] < 1 - limit else "ok")
     drift = report["drift"]
     expect(page.locator("#audit-drift-top")).to_have_text(drift["top"])
     expect(page.locator("#audit-drift-share")).to_have_text(f"{round(drift['share'] * 100)}%")

@@ -14,6 +14,9 @@ from factforge.generators.spec import ScenarioSpec
 from factforge.server import cli
 
 
+NAMED = {}  # --store NAME -> a store this process holds open
+
+
 @pytest.fixture
 def run(monkeypatch, capsys, dbpedia_store):
     """``server.cli.main`` with the evaluation commands registered (whether or not cli.py wires them).
@@ -21,8 +24,8 @@ def run(monkeypatch, capsys, dbpedia_store):
     so a second open in this process would fail)."""
     build = cli.build_parser
     reading = commands._reading_store
-    monkeypatch.setattr(commands, "_reading_store",
-                        lambda args: dbpedia_store if args.store == "DBPEDIA" else reading(args))
+    NAMED["DBPEDIA"] = dbpedia_store
+    monkeypatch.setattr(commands, "_reading_store", lambda args: NAMED.get(args.store) or reading(args))
 
     def parser():
         built = build()
@@ -108,3 +111,53 @@ def test_grid(run, dbpedia_store, tmp_path):
     assert all(isinstance(row[0], float) for row in result["matrix"]["knowledge_linker"])
     assert (tmp_path / "grid" / "heatmap-knowledge_linker.png").exists()
     assert (tmp_path / "grid" / "grid.tsv").read_text().startswith("checker\ttransparency\thomogeneity\tauroc")
+
+
+EX = "http://example.org/"
+
+
+def test_evaluate_a_labelled_file_without_a_manifest(run, dbpedia_store, tmp_path):
+    """What audit reads, evaluate reads: here a TSV of DBpedia50 birthPlace facts (labels 1/-1, an
+    extra column) with no manifest; R is the whole KB less the scored facts."""
+    from factforge.sparql import profiles
+
+    facts = profiles.predicate_facts(dbpedia_store, "dbo:birthPlace")[:40]
+    lines = ["Subject\tObject\tRelation\tLabel\tNote"]
+    for i, (s, o) in enumerate(facts):
+        lines.append(f"{s}\t{o}\thttp://dbpedia.org/ontology/birthPlace\t1\tx")
+        lines.append(f"{s}\t{facts[(i + 3) % len(facts)][1]}\thttp://dbpedia.org/ontology/birthPlace\t-1\tx")
+    path = tmp_path / "facts.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run("evaluate", path, "--store", "DBPEDIA", "--checker", "kl", "--checker", "pra", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert [c["checker"] for c in result["checkers"]] == ["knowledge_linker", "path_features"]
+    assert all(0.0 <= c["auroc"] <= 1.0 for c in result["checkers"])
+    assert "cross-validation" in result["checkers"][1]["note"]  # no train split in a plain file
+    assert (tmp_path / "roc.png").exists()
+    ids = [f"r{n:05d}" for n in range(1, 81)]
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("id\tscore\n" + "".join(f"{i}\t{1 - n % 2}\n" for n, i in enumerate(ids)))
+    code, out, err = run("evaluate", path, "--predictions", mine, "--plots", tmp_path / "plots")
+    assert code == 0, err
+    assert out.startswith("predictions  AUROC 1.0000  (80 test facts)")
+
+
+def test_evaluate_reports_every_checker_when_one_has_no_evidence(run, tmp_path):
+    """No fact of this KB has a path between its subject and object: path features has no evidence.
+    It used to abort evaluate (sklearn: "Found array with 0 feature(s)") and no checker was reported."""
+    from conftest import store_from_text
+
+    text = "".join(f"<{EX}a{i}> <{EX}p> <{EX}b{i}> .\n" for i in range(12))
+    NAMED["NOPATHS"] = store_from_text(tmp_path, "kb.nt", text)
+    lines = ["subject\tobject\trelation\tlabel"]
+    for i in range(12):
+        lines += [f"{EX}a{i}\t{EX}b{i}\t{EX}p\ttrue", f"{EX}a{i}\t{EX}b{(i + 1) % 12}\t{EX}p\tfalse"]
+    path = tmp_path / "facts.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run("evaluate", path, "--store", "NOPATHS", "--plots", tmp_path / "plots")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[:3]] == ["knowledge_linker", "path_features", "transe"], out
+    assert "AUROC 0.5000" in lines[1] and "no evidence" in lines[1]
+    assert "AUROC" in lines[2] and "Traceback" not in err

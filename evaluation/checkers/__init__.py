@@ -17,11 +17,12 @@ CHECKERS = {
     "type": ("baselines", "TypeOnly"),
     "shape": ("baselines", "ShapeOnly"),
     "frequency": ("baselines", "FrequencyOnly"),
+    "direct_link": ("baselines", "DirectLink"),
 }
 ALIASES = {"kl": "knowledge_linker", "linker": "knowledge_linker", "paths": "path_features",
            "pra": "path_features", "sfe": "path_features", "kg-miner": "path_features"}
 REFERENCE_CHECKERS = ("knowledge_linker", "path_features", "transe")
-BASELINES = ("degree", "type", "shape", "frequency")
+BASELINES = ("degree", "type", "shape", "frequency", "direct_link")
 
 
 def names() -> list[str]:

@@ -3,7 +3,9 @@
 A checker returns one number per record, higher meaning "more likely true"; only the order matters
 (AUROC). Checkers that learn from labelled facts (``learns = True``) are feature checkers: they turn
 records into sparse feature dicts and fit a seeded logistic regression, so the audit can
-cross-validate them on the features computed once.
+cross-validate them on the features computed once. A feature checker that finds no feature at all
+in its train facts (path features on a KB where no fact has a path) has no evidence: it scores every
+fact alike, which is chance, and says so in ``note`` rather than stopping the other checkers.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ class Checker(ABC):
     def __init__(self, *, seed: int = 0):
         self.seed = seed
         self.reference: Reference | None = None
+        self.note = ""  # what a reader of the scores must know (e.g. that there was no evidence)
 
     def fit(self, train_records: list[dict], reference: Reference | None) -> "Checker":
         if self.needs_reference and reference is None:
@@ -58,16 +61,30 @@ class FeatureChecker(Checker):
         y = labels(train_records)
         if y.size == 0 or y.all() or not y.any():
             raise CheckerError(f"{self.name}: the train split needs true and false facts")
-        self._model = self.model().fit(self.features(train_records), y)
+        self._model = self.fitted(self.features(train_records), y)
         return self
+
+    def fitted(self, features: list[dict[str, float]], y: np.ndarray) -> Pipeline | None:
+        """The model fit on these features, or None (said in ``note``) when there is nothing to learn from."""
+        if not any(features):
+            self.note = NO_EVIDENCE.format(name=self.name)
+            return None
+        if y.all() or not y.any() or all(row == features[0] for row in features):
+            return None  # one label, or every fact alike: nothing tells one from another
+        return self.model().fit(features, y)
 
     def score(self, records: list[dict]) -> np.ndarray:
         return predict(self._model, self.features(records))
 
 
-def predict(model: Pipeline, features: list[dict[str, float]]) -> np.ndarray:
+NO_EVIDENCE = "no evidence: {name} found no feature in any train fact, so every fact scores 0.5 (chance)"
+
+
+def predict(model: Pipeline | None, features: list[dict[str, float]]) -> np.ndarray:
     if not features:
         return np.zeros(0)
+    if model is None:
+        return np.full(len(features), 0.5)
     return model.predict_proba(features)[:, 1]
 
 

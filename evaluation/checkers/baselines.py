@@ -4,7 +4,10 @@
 * ``type``: the classes of s and of o, with their ancestors (one-hot per side);
 * ``frequency``: how often s and o occur in the record's own split (the set a system reads);
 * ``shape``: the record's shape alone (``evaluation.features``): which fields, value kinds,
-  predicate, and for FactBench models their properties and literal datatypes.
+  predicate, and for FactBench models their properties and literal datatypes;
+* ``direct_link``: whether R links s and o directly (any predicate, either way), the fact itself
+  aside: LCWA false facts always are, true facts at leakage ``pair`` never;
+* ``ColumnOnly`` (the audit's, one per column): the values of one column of the records.
 
 A scenario that one of these separates is solvable by a shortcut.
 """
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+
+import numpy as np
 
 from factforge.sparql import profiles
 
@@ -73,3 +78,37 @@ class FrequencyOnly(FeatureChecker):
         objects = Counter(zip(split, (r["object"] for r in records)))
         return [{"s": math.log(subjects[(g, r["subject"])]), "o": math.log(objects[(g, r["object"])])}
                 for g, r in zip(split, records)]
+
+
+class DirectLink(FeatureChecker):
+    name = "direct_link"
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        ref = self.reference.without(own_triples(records))
+        src, _, dst = ref.links
+        a, b = np.minimum(src, dst).astype(np.int64), np.maximum(src, dst).astype(np.int64)
+        linked = np.unique(a * ref.n + b)
+        s, o = ref.ids(r["subject"] for r in records), ref.ids(r["object"] for r in records)
+        codes = np.minimum(s, o) * ref.n + np.maximum(s, o)
+        found = np.isin(codes, linked) & (s >= 0) & (o >= 0)
+        return [{"linked": float(f)} for f in found.tolist()]
+
+
+class ColumnOnly(FeatureChecker):
+    """One column's values, each its own feature: a column whose values differ between true and false
+    facts (a bookkeeping column, or the relation) gives the label away."""
+
+    name = "column"
+    needs_reference = False
+
+    def __init__(self, *, seed: int = 0, column: str):
+        super().__init__(seed=seed)
+        self.column = column
+
+    def features(self, records: list[dict]) -> list[dict[str, float]]:
+        return [{column_value(r, self.column): 1.0} for r in records]
+
+
+def column_value(record: dict, column: str) -> str:
+    value = record.get(column)
+    return "" if value is None else str(value)

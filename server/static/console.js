@@ -398,6 +398,7 @@
       type: "classes of subject and object",
       shape: "the record's fields and value kinds",
       frequency: "how often subject and object occur in the set",
+      direct_link: "whether the KB links subject and object directly",
     };
 
     function clear() {
@@ -440,19 +441,20 @@
       for (const reason of report.reasons || []) reasons.append(el("li", { text: reason }));
       reasons.hidden = !(report.reasons || []).length;
 
-      $("audit-threshold").textContent = "(flag above " + aurocLimit + ")";
+      $("audit-threshold").textContent = "(flag above " + aurocLimit + " or below " + +(1 - aurocLimit).toFixed(4) + ")";
       const rows = $("audit-baselines").tBodies[0];
       rows.replaceChildren();
       for (const [name, result] of Object.entries(report.baselines || {})) {
         const value = result && typeof result.auroc === "number" ? result.auroc : null;
-        const over = value !== null && value > aurocLimit;
-        const verdict = value === null ? "skipped" : over ? "over" : "ok";
-        rows.append(el("tr", { "data-baseline": name, class: verdict, "data-auroc": value === null ? null : String(value) },
+        // far below chance is as much a shortcut as far above: the features tell the label reversed
+        const verdict = value === null ? "skipped" : value > aurocLimit ? "over" : value < 1 - aurocLimit ? "under" : "ok";
+        const style = verdict === "under" ? "over" : verdict;
+        rows.append(el("tr", { "data-baseline": name, class: style, "data-auroc": value === null ? null : String(value) },
           el("th", { scope: "row", title: BASELINE_HELP[name] || null, text: name }),
           el("td", { class: "bar" }, value === null ? el("span", { class: "muted small", text: result.skipped || "skipped" })
             : meter(value, aurocLimit, name + " baseline AUROC")),
           el("td", { class: "num auroc", text: fixed(value, 3) }),
-          el("td", {}, el("span", { class: "pill " + verdict, text: verdict }))));
+          el("td", {}, el("span", { class: "pill " + style, text: verdict }))));
       }
 
       const drift = report.drift;
