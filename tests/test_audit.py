@@ -263,16 +263,15 @@ def test_flags_a_baseline_far_below_chance():
 
 
 # --- the direct-link baseline ---------------------------------------------------------------------
-def test_direct_link_baseline_sees_lcwa_at_leakage_pair(dbpedia_store):
-    """Every LCWA false fact p(s, o') has a link s -p'-> o' in R; at leakage pair no true fact keeps any
-    link between s and o. A checker that only asks "are s and o linked?" separates them."""
+def test_pair_leakage_leaves_lcwa_no_direct_link_shortcut(dbpedia_store):
+    """Every LCWA false fact p(s, o') has a link s -p'-> o' in the KB. At leakage pair that link is
+    removed around false test facts as around true ones, so the direct-link baseline, which flags LCWA
+    at leakage triple (test_flags_lcwa_at_transparency_zero_by_its_direct_links), sees chance here."""
     scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=100, transparency=0.0,
                                                     ambiguous="lcwa", leakage="pair", seed=0))
     report = audit_scenario(scenario, dbpedia_store)
-    assert report["baselines"]["direct_link"]["auroc"] < 1 - AUROC_THRESHOLD or \
-        report["baselines"]["direct_link"]["auroc"] > AUROC_THRESHOLD
-    assert abs(report["baselines"]["direct_link"]["auroc"] - 0.5) > 0.4
-    assert any(reason.startswith("the direct_link-only baseline") for reason in report["reasons"]), report["reasons"]
+    assert abs(report["baselines"]["direct_link"]["auroc"] - 0.5) < 0.1
+    assert not any(reason.startswith("the direct_link-only baseline") for reason in report["reasons"])
 
 
 def test_direct_link_baseline_needs_the_kb(tmp_path):
