@@ -44,7 +44,8 @@ class NegativeContext:
     forbidden: set[str] = field(default_factory=set)  # entities this split must not use
     sorted_pairs: list[tuple[str, str]] | None = None  # kb_pairs in (s, o) order, when the caller has it
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
-    _by_classes: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+    _depth: dict[str, int] = field(default_factory=dict)  # length of each entity's longest type path
+    _by_classes: dict[tuple[str, ...], tuple[frozenset[str], int]] = field(default_factory=dict)
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _objects: np.ndarray | None = None  # by entity id: is the object of a p-fact
     _known: dict[str, np.ndarray] = field(default_factory=dict)
@@ -216,22 +217,36 @@ class NegativeContext:
                     continue
                 direct = index.classes_of(node)
                 if direct not in by_classes:  # few distinct class sets: their paths are worked out once
-                    by_classes[direct] = frozenset(c for path in profiles.paths_of(tree, direct) for c in path)
-                self._types[e] = by_classes[direct]
+                    by_classes[direct] = _flatten(profiles.paths_of(tree, direct))
+                self._types[e], self._depth[e] = by_classes[direct]
             missing = rest
         if missing:
             paths = profiles.type_paths(self.store, missing)
             for e in missing:
-                self._types[e] = frozenset(c for path in paths.get(e, []) for c in path)
+                self._types[e], self._depth[e] = _flatten(paths.get(e, []))
 
     def types(self, entity: str) -> frozenset[str]:
         if entity not in self._types:
             self.load_types([entity])
         return self._types[entity]
 
+    def depth(self, entity: str) -> int:
+        """The length of the entity's longest type path (0 when untyped)."""
+        if entity not in self._types:
+            self.load_types([entity])
+        return self._depth.get(entity, 0)
+
     def type_consistent(self, original: str, candidate: str, side: str = "object", *,
                         stand_in: bool = False) -> bool:
-        """|T(o) ∩ T(o')| >= min(threshold, |T(o)|): the candidate shares enough of o's type path.
+        """|T(o) ∩ T(o')| >= min(threshold, d(o)), d(o) the length of o's longest type path: the
+        candidate shares enough of o's type path.
+
+        In a deep class tree (DBpedia) an entity has one path, d(o) = |T(o)|, and the candidate
+        must share its first ``threshold`` levels. In a flat taxonomy (Wikidata's classes as CoDEx
+        gives them) an entity has many classes and no ancestors: every class is a path of length
+        one, and sharing one of them is as close as two entities get there. Asking for
+        min(threshold, |T(o)|) shared classes refused nearly every country for another and every
+        language for another, CoDEx's own hand-checked negatives included.
 
         An untyped original would let any candidate through (min(threshold, 0) = 0). It takes an
         untyped candidate that the KB uses on that side of the predicate (an object of some
@@ -247,8 +262,10 @@ class NegativeContext:
                 return self.used_on(candidate, side)
             if not stand_in:
                 return False
-            want = self.typical_types(side)
-        return len(want & self.types(candidate)) >= min(self.spec.type_overlap, len(want))
+            want, depth = self.typical_types(side), len(self.typical_types(side))
+        else:
+            depth = self.depth(original)
+        return len(want & self.types(candidate)) >= min(self.spec.type_overlap, depth)
 
     def type_rank(self, negative: Negative) -> int:
         """0 when a type-only check cannot tell the false fact's new entity from the one it
@@ -365,6 +382,11 @@ def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     at = np.searchsorted(sorted_values, values.astype(sorted_values.dtype, copy=False))
     at[at >= sorted_values.size] = 0
     return sorted_values[at] == values
+
+
+def _flatten(paths: list[list[str]]) -> tuple[frozenset[str], int]:
+    """An entity's type paths as (every class on them, the longest path's length)."""
+    return frozenset(c for path in paths for c in path), max((len(path) for path in paths), default=0)
 
 
 SamplerFactory = Callable[[], NegativeSampler]
