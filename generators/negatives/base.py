@@ -12,6 +12,10 @@ somewhere in the KB. Multiple true values of a predicate like birthPlace are mos
 several granularities or under several names (a city, its region, its country; Mumbai and British
 India), and a KB with no containment links between places still records them this way: someone
 born in both, or died in both. Learning that from the KB needs no list of containment predicates.
+Both tests look only at predicates that give their subjects few objects (``granular``), and two
+objects count as co-objects only when they are held together more often than chance: a link
+through a many-valued predicate (each country's diplomatic relations) or two popular objects held
+together by chance (English and French, spoken by the same people) is no sign of one place.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 
 from sparql import profiles
 from sparql.adjacency import Adjacency
+from sparql.scan import unique
 from sparql.store import Store
 
 from ..facts import Fact, Negative
@@ -51,6 +56,8 @@ class NegativeContext:
     _known: dict[str, np.ndarray] = field(default_factory=dict)
     _nodes: dict[str, int] = field(default_factory=dict)
     _granular: np.ndarray | None = None
+    _granular_links: np.ndarray | None = None
+    _predicate_subjects: np.ndarray | None = None
     _near: dict[tuple[str, str], bool] = field(default_factory=dict)  # next_to_known_object, by (s, o)
     # False facts per subject so far: samplers prefer the least-used subjects, because a subject
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
@@ -131,7 +138,8 @@ class NegativeContext:
         keep = counts > 0
         rows_known = np.concatenate([k for k, kept in zip(known, keep.tolist()) if kept] or [np.zeros(0, np.int64)])
         group = np.repeat(np.arange(len(todo)), counts)
-        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular)
+        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular,
+                                   self.granular_links, self.predicate_subjects)
         near_memo.update(zip(todo, near.tolist()))
 
     def screened(self, fact: Fact) -> bool:
@@ -157,7 +165,8 @@ class NegativeContext:
     def co_objects(self, a: int, b: int) -> bool:
         """Does some entity x link to both a and b through one predicate q (x q a, x q b), where q
         gives its subjects few objects (``granular``)?"""
-        return bool(nearness.co_objects(self.adjacency, np.array([a]), np.array([b]), self.granular)[0])
+        return bool(nearness.co_objects(self.adjacency, np.array([a]), np.array([b]), self.granular,
+                                        self.predicate_subjects)[0])
 
     @property
     def granular(self) -> np.ndarray:
@@ -171,6 +180,26 @@ class NegativeContext:
             spread = {row["predicate"]: row["objects_per_subject"] for row in profiles.predicate_profiles(self.store)}
             self._granular = np.array([spread.get(q, np.inf) <= GRANULAR_OBJECTS for q in index.predicates], dtype=bool)
         return self._granular
+
+    @property
+    def granular_links(self) -> np.ndarray:
+        """The links through ``granular`` predicates (``nearness.link_codes``): only these make an
+        object "one link away" from a known one. A city's country, a region's parts have few per
+        subject; a predicate that links each country to dozens of others (Wikidata's diplomatic
+        relations) says nothing about two countries being one place, and counting it refused
+        every popular country as a false citizenship, leaving only rare ones."""
+        if self._granular_links is None:
+            self._granular_links = nearness.link_codes(self.adjacency, self.granular)
+        return self._granular_links
+
+    @property
+    def predicate_subjects(self) -> np.ndarray:
+        """By predicate id: how many distinct subjects it has (chance of two objects together)."""
+        if self._predicate_subjects is None:
+            index = self.adjacency
+            pairs = unique(index.pred.astype(np.int64) * len(index.entities) + index.src)
+            self._predicate_subjects = np.bincount(pairs // len(index.entities), minlength=len(index.predicates))
+        return self._predicate_subjects
 
     def other_pairs(self, exclude: set[tuple[str, str]], rng):
         """The KB's (s, o) pairs of the predicate outside ``exclude``, in a seeded random order,
