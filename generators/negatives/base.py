@@ -12,6 +12,10 @@ somewhere in the KB. Multiple true values of a predicate like birthPlace are mos
 several granularities or under several names (a city, its region, its country; Mumbai and British
 India), and a KB with no containment links between places still records them this way: someone
 born in both, or died in both. Learning that from the KB needs no list of containment predicates.
+Both tests look only at predicates that give their subjects few objects (``granular``), and two
+objects count as co-objects only when they are held together more often than chance: a link
+through a many-valued predicate (each country's diplomatic relations) or two popular objects held
+together by chance (English and French, spoken by the same people) is no sign of one place.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 
 from factforge.sparql import profiles
 from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.scan import unique
 from factforge.sparql.store import Store
 
 from ..facts import Fact, Negative
@@ -44,12 +49,15 @@ class NegativeContext:
     forbidden: set[str] = field(default_factory=set)  # entities this split must not use
     sorted_pairs: list[tuple[str, str]] | None = None  # kb_pairs in (s, o) order, when the caller has it
     _types: dict[str, frozenset[str]] = field(default_factory=dict)
-    _by_classes: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+    _depth: dict[str, int] = field(default_factory=dict)  # length of each entity's longest type path
+    _by_classes: dict[tuple[str, ...], tuple[frozenset[str], int]] = field(default_factory=dict)
     _subjects: np.ndarray | None = None  # by entity id: has p-facts of its own
     _objects: np.ndarray | None = None  # by entity id: is the object of a p-fact
     _known: dict[str, np.ndarray] = field(default_factory=dict)
     _nodes: dict[str, int] = field(default_factory=dict)
     _granular: np.ndarray | None = None
+    _granular_links: np.ndarray | None = None
+    _predicate_subjects: np.ndarray | None = None
     _near: dict[tuple[str, str], bool] = field(default_factory=dict)  # next_to_known_object, by (s, o)
     # False facts per subject so far: samplers prefer the least-used subjects, because a subject
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
@@ -130,7 +138,8 @@ class NegativeContext:
         keep = counts > 0
         rows_known = np.concatenate([k for k, kept in zip(known, keep.tolist()) if kept] or [np.zeros(0, np.int64)])
         group = np.repeat(np.arange(len(todo)), counts)
-        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular)
+        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular,
+                                   self.granular_links, self.predicate_subjects)
         near_memo.update(zip(todo, near.tolist()))
 
     def screened(self, fact: Fact) -> bool:
@@ -156,7 +165,8 @@ class NegativeContext:
     def co_objects(self, a: int, b: int) -> bool:
         """Does some entity x link to both a and b through one predicate q (x q a, x q b), where q
         gives its subjects few objects (``granular``)?"""
-        return bool(nearness.co_objects(self.adjacency, np.array([a]), np.array([b]), self.granular)[0])
+        return bool(nearness.co_objects(self.adjacency, np.array([a]), np.array([b]), self.granular,
+                                        self.predicate_subjects)[0])
 
     @property
     def granular(self) -> np.ndarray:
@@ -170,6 +180,26 @@ class NegativeContext:
             spread = {row["predicate"]: row["objects_per_subject"] for row in profiles.predicate_profiles(self.store)}
             self._granular = np.array([spread.get(q, np.inf) <= GRANULAR_OBJECTS for q in index.predicates], dtype=bool)
         return self._granular
+
+    @property
+    def granular_links(self) -> np.ndarray:
+        """The links through ``granular`` predicates (``nearness.link_codes``): only these make an
+        object "one link away" from a known one. A city's country, a region's parts have few per
+        subject; a predicate that links each country to dozens of others (Wikidata's diplomatic
+        relations) says nothing about two countries being one place, and counting it refused
+        every popular country as a false citizenship, leaving only rare ones."""
+        if self._granular_links is None:
+            self._granular_links = nearness.link_codes(self.adjacency, self.granular)
+        return self._granular_links
+
+    @property
+    def predicate_subjects(self) -> np.ndarray:
+        """By predicate id: how many distinct subjects it has (chance of two objects together)."""
+        if self._predicate_subjects is None:
+            index = self.adjacency
+            pairs = unique(index.pred.astype(np.int64) * len(index.entities) + index.src)
+            self._predicate_subjects = np.bincount(pairs // len(index.entities), minlength=len(index.predicates))
+        return self._predicate_subjects
 
     def other_pairs(self, exclude: set[tuple[str, str]], rng):
         """The KB's (s, o) pairs of the predicate outside ``exclude``, in a seeded random order,
@@ -216,22 +246,36 @@ class NegativeContext:
                     continue
                 direct = index.classes_of(node)
                 if direct not in by_classes:  # few distinct class sets: their paths are worked out once
-                    by_classes[direct] = frozenset(c for path in profiles.paths_of(tree, direct) for c in path)
-                self._types[e] = by_classes[direct]
+                    by_classes[direct] = _flatten(profiles.paths_of(tree, direct))
+                self._types[e], self._depth[e] = by_classes[direct]
             missing = rest
         if missing:
             paths = profiles.type_paths(self.store, missing)
             for e in missing:
-                self._types[e] = frozenset(c for path in paths.get(e, []) for c in path)
+                self._types[e], self._depth[e] = _flatten(paths.get(e, []))
 
     def types(self, entity: str) -> frozenset[str]:
         if entity not in self._types:
             self.load_types([entity])
         return self._types[entity]
 
+    def depth(self, entity: str) -> int:
+        """The length of the entity's longest type path (0 when untyped)."""
+        if entity not in self._types:
+            self.load_types([entity])
+        return self._depth.get(entity, 0)
+
     def type_consistent(self, original: str, candidate: str, side: str = "object", *,
                         stand_in: bool = False) -> bool:
-        """|T(o) ∩ T(o')| >= min(threshold, |T(o)|): the candidate shares enough of o's type path.
+        """|T(o) ∩ T(o')| >= min(threshold, d(o)), d(o) the length of o's longest type path: the
+        candidate shares enough of o's type path.
+
+        In a deep class tree (DBpedia) an entity has one path, d(o) = |T(o)|, and the candidate
+        must share its first ``threshold`` levels. In a flat taxonomy (Wikidata's classes as CoDEx
+        gives them) an entity has many classes and no ancestors: every class is a path of length
+        one, and sharing one of them is as close as two entities get there. Asking for
+        min(threshold, |T(o)|) shared classes refused nearly every country for another and every
+        language for another, CoDEx's own hand-checked negatives included.
 
         An untyped original would let any candidate through (min(threshold, 0) = 0). It takes an
         untyped candidate that the KB uses on that side of the predicate (an object of some
@@ -247,8 +291,10 @@ class NegativeContext:
                 return self.used_on(candidate, side)
             if not stand_in:
                 return False
-            want = self.typical_types(side)
-        return len(want & self.types(candidate)) >= min(self.spec.type_overlap, len(want))
+            want, depth = self.typical_types(side), len(self.typical_types(side))
+        else:
+            depth = self.depth(original)
+        return len(want & self.types(candidate)) >= min(self.spec.type_overlap, depth)
 
     def type_rank(self, negative: Negative) -> int:
         """0 when a type-only check cannot tell the false fact's new entity from the one it
@@ -365,6 +411,11 @@ def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     at = np.searchsorted(sorted_values, values.astype(sorted_values.dtype, copy=False))
     at[at >= sorted_values.size] = 0
     return sorted_values[at] == values
+
+
+def _flatten(paths: list[list[str]]) -> tuple[frozenset[str], int]:
+    """An entity's type paths as (every class on them, the longest path's length)."""
+    return frozenset(c for path in paths for c in path), max((len(path) for path in paths), default=0)
 
 
 SamplerFactory = Callable[[], NegativeSampler]

@@ -6,15 +6,20 @@ Asked one pair at a time with a few numpy calls each, that was most of a random-
 time on the synthetic 10M-triple KB: a subject there knows about 18 objects, one of them often a
 hub linked to half the KB, so about a hundred candidates were refused per false fact made.
 
-Whether two nodes are linked is one binary search per row in ``Adjacency.link_codes`` (every
-linked pair both ways, sorted). For co-objects, the in-links of whichever node of a row has fewer
+Whether two nodes are linked is one binary search per row in ``link_codes`` (every pair linked
+through a granular predicate, both ways, sorted). For co-objects, the in-links of whichever node of a row has fewer
 are gathered from the CSR arrays for all rows in one go and looked up among the other node's in
 ``in_codes``: the in-link view is sorted by (node, predicate, source), so one int64 code per link
-is a sorted array that answers "does node k have in-link (q, x)?" by binary search.
+is a sorted array that answers "does node k have in-link (q, x)?" by binary search, and the
+in-links of k through q are one run of it (for ``together``).
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
+
+TOGETHER = 2.0  # times chance at which two popular objects of a subject count as co-objects
 
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -29,9 +34,17 @@ def _any_per_row(rows: np.ndarray, hit: np.ndarray, n_rows: int) -> np.ndarray:
     return np.bincount(rows[hit], minlength=n_rows) > 0
 
 
-def adjacent(index, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per row: is there a link between a[i] and b[i], either way?"""
-    return _member(a * len(index.entities) + b, index.link_codes)
+def link_codes(index, granular: np.ndarray) -> np.ndarray:
+    """``Adjacency.link_codes`` for the links through predicates with ``granular[q]`` only."""
+    n = np.int64(len(index.entities))
+    keep = granular[index.pred]
+    src, dst = index.src[keep].astype(np.int64), index.dst[keep].astype(np.int64)
+    return np.unique(np.concatenate([src * n + dst, dst * n + src]))
+
+
+def adjacent(index, a: np.ndarray, b: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per row: is there a link between a[i] and b[i], either way, among ``codes`` (``link_codes``)?"""
+    return _member(a * len(index.entities) + b, codes)
 
 
 def _member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
@@ -42,37 +55,64 @@ def _member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     return sorted_values[at] == values
 
 
-def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray) -> np.ndarray:
-    """Per row: does some x link to both a[i] and b[i] through one predicate q with granular[q]?"""
+def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+    """Per row: do some x link to both a[i] and b[i] through one predicate q with granular[q], more
+    often than chance (``together``)? ``subjects[q]``: how many distinct subjects q has."""
     codes = index.in_codes
     if codes is None:  # too many entities for one int64 code per link: row by row
-        return np.array([_shares_in_link(index, x, y, granular) for x, y in zip(a.tolist(), b.tolist())], dtype=bool)
+        return np.array([_shares_in_link(index, x, y, granular, subjects) for x, y in zip(a.tolist(), b.tolist())],
+                        dtype=bool)
     in_degree = index.in_degrees
     swap = in_degree[a] > in_degree[b]
     small, other = np.where(swap, b, a), np.where(swap, a, b)
     at, row = gather(index.in_ptr, small)
     keep = granular[index.in_pred[at]]
     at, row = at[keep], row[keep]
-    wanted = index.in_code(other[row], index.in_pred[at], index.in_src[at])
-    return _any_per_row(row, _member(wanted, codes), a.size)
+    pred = index.in_pred[at].astype(np.int64)
+    hit = _member(index.in_code(other[row], pred, index.in_src[at]), codes)
+    row, pred = row[hit], pred[hit]
+    if not row.size:
+        return np.zeros(a.size, dtype=bool)
+    # shared holders per (row, q), and each end's in-links through q
+    keys, shared = np.unique(row * len(index.predicates) + pred, return_counts=True)
+    rows, preds = keys // len(index.predicates), keys % len(index.predicates)
+    n = len(index.entities)
+    degree = lambda nodes: (np.searchsorted(codes, index.in_code(nodes, preds, 0) + n)  # noqa: E731
+                            - np.searchsorted(codes, index.in_code(nodes, preds, 0)))
+    near = together(shared, degree(a[rows]), degree(b[rows]), subjects[preds])
+    return _any_per_row(rows, near, a.size)
+
+
+def together(shared, degree_a, degree_b, subjects):
+    """Are two objects held by ``shared`` common subjects of q more often than chance says?
+
+    Chance is degree_a * degree_b / subjects (independent objects). Where it expects at most one
+    holder, one is enough: a city and its country, each held by a few. Otherwise at least
+    ``TOGETHER`` times chance: two popular objects (English and French spoken, US and British
+    citizenship) share many holders by chance alone and are not one thing at two granularities,
+    and counting them refused every popular object, so false objects were rare ones."""
+    expected = np.asarray(degree_a, dtype=np.float64) * degree_b
+    return (expected <= subjects) | (np.asarray(shared) * subjects >= TOGETHER * expected)
 
 
 def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarray, n_groups: int,
-               granular: np.ndarray) -> np.ndarray:
+               granular: np.ndarray, links: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     """Per group of rows (one candidate fact and each known object of its subject): is the
-    candidate linked to one of the known nodes, or a co-object of one?"""
+    candidate linked to one of the known nodes (``links``), or a co-object of one?"""
     near = np.zeros(n_groups, dtype=bool)
-    near[group[adjacent(index, candidate, known)]] = True
+    near[group[adjacent(index, candidate, known, links)]] = True
     rest = np.flatnonzero(~near[group])  # co-objects only for candidates not refused already
     if rest.size:
-        near[group[rest[co_objects(index, candidate[rest], known[rest], granular)]]] = True
+        near[group[rest[co_objects(index, candidate[rest], known[rest], granular, subjects)]]] = True
     return near
 
 
-def _shares_in_link(index, a: int, b: int, granular: np.ndarray) -> bool:
-    keys = []
+def _shares_in_link(index, a: int, b: int, granular: np.ndarray, subjects: np.ndarray) -> bool:
+    holders = []
     for node in (a, b):
         nodes, preds = index.inbound(node)
         keep = granular[preds]
-        keys.append(preds[keep].astype(np.int64) * len(index.entities) + nodes[keep])
-    return bool(np.isin(keys[0], keys[1]).any())
+        holders.append(list(zip(preds[keep].tolist(), nodes[keep].tolist())))
+    degree = [Counter(q for q, _ in side) for side in holders]
+    shared = Counter(q for q, _ in set(holders[0]) & set(holders[1]))
+    return any(together(k, degree[0][q], degree[1][q], subjects[q]) for q, k in shared.items())
