@@ -83,6 +83,13 @@ def evaluate(store: ox.Store, request: dict) -> tuple[bytes, str, int | None]:
 
 
 def serve(conn: Connection) -> None:
+    try:
+        _serve(conn)
+    except (EOFError, ConnectionError):
+        return  # the server stopped, or closed us: nothing is waiting for an answer
+
+
+def _serve(conn: Connection) -> None:
     setup = json.loads(conn.recv_bytes())
     try:
         store = open_store(conn, setup)
@@ -91,10 +98,7 @@ def serve(conn: Connection) -> None:
         return
     conn.send_bytes(json.dumps({"ready": True}).encode())
     while True:
-        try:
-            request = json.loads(conn.recv_bytes())
-        except (EOFError, OSError):
-            return  # the server is gone or closed us
+        request = json.loads(conn.recv_bytes())
         try:
             body, media, count = evaluate(store, request)
         except Refusal as refusal:

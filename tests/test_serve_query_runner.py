@@ -45,6 +45,8 @@ def test_answers_and_refusals(runner, demo_kb_store):
 def test_a_runaway_query_is_killed_and_a_query_in_line_times_out_then_the_worker_serves_on(runner):
     from factforge.server.query_runner import QueryRefused
 
+    assert runner.run(COUNT, "json", "turtle").rows == 1  # its process is up
+    first = runner._hosts[0].process
     outcomes = {}
 
     def runaway():
@@ -55,7 +57,6 @@ def test_a_runaway_query_is_killed_and_a_query_in_line_times_out_then_the_worker
     thread = threading.Thread(target=runaway)
     thread.start()
     wait_for(lambda: runner.load()["sparql_running"] == 1)
-    first = runner._hosts[0].process
     with pytest.raises(QueryRefused) as queued:
         runner.run(COUNT, "json", "turtle")  # the only worker is busy: waits in line, times out
     thread.join()
