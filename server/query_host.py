@@ -121,7 +121,7 @@ def _die_with_parent() -> None:
 
 def _limit_memory(megabytes: int) -> None:
     """Cap this process's heap, so a query that materializes too much (a sorted cartesian
-    product grows by hundreds of MB a second) fails here instead of exhausting the machine's
+    product grows without bound) fails here instead of exhausting the machine's
     memory. RLIMIT_DATA counts private writable mappings, the query thread's stack among them."""
     if megabytes <= 0:
         return

@@ -149,7 +149,7 @@ def test_a_query_process_that_crashes_costs_only_that_query(runner):
 
 
 def test_a_query_past_its_memory_limit_fails_alone(demo_kb_store):
-    """A sorted cartesian product grows by hundreds of MB a second: it must fail in its own process
+    """A sorted cartesian product grows without bound: it must fail in its own process
     at the memory limit, not take the machine's memory."""
     from factforge.server.query_runner import QueryRefused, QueryRunner
 
