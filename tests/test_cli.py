@@ -41,6 +41,8 @@ def test_demo_loads_and_profiles_the_bundled_kb():
     assert "dbo:capital" in result.stdout and "dbo:birthPlace" in result.stdout
     assert "A sample scenario" in result.stdout and "20 true" in result.stdout
     assert "Subject\tObject\tRelation\tLabel" in result.stdout
+    # the first scenario a newcomer sees passes the shortcut audit
+    assert "ok: 40 facts" in result.stdout and "FLAGGED" not in result.stdout
     data = json.loads(factforge("demo", "--json").stdout)
     capital = next(p for p in data["profiles"] if p["name"] == "dbo:capital")
     assert capital["facts"] >= 50 and capital["functionality"] in {"1-1", "N-1"}
