@@ -12,10 +12,7 @@ from pathlib import Path
 from factforge.claims.errors import ClaimsError
 from factforge.generators.spec import LEAKAGE
 
-from .options import reading_store, store_options
-
-DEFAULT_SHARES = "1/3,1/3,1/3"
-
+from .options import knob_option, reading_store, store_options
 
 def register(sub) -> None:
     claims = sub.add_parser("claims", help="verbalize labelled facts (a scenario folder, a labelled TSV/CSV/JSONL "
@@ -36,50 +33,36 @@ def register(sub) -> None:
         generate.set_defaults(func=_generate_with_claims(generate.get_default("func")))
 
 
+#: knobs whose flag carries generate's prefix (``--claim-shares``): a scenario's own words would be ambiguous
+PREFIXED = ("shares", "count")
+
+
+def _flag(name: str, prefix: str) -> str:
+    return f"--{prefix if name in PREFIXED else ''}{name.replace('_', '-')}"
+
+
 def _claim_options(parser, prefix: str) -> None:
-    parser.add_argument("--lang", default="en", help="claim languages, comma-separated (en, de, fr, zh; default en)")
-    parser.add_argument(f"--{prefix}shares", dest="claim_shares", default=DEFAULT_SHARES,
-                        help="SUPPORTS,REFUTES,NOT ENOUGH INFO shares (default 1/3,1/3,1/3)")
-    parser.add_argument(f"--{prefix}count", dest="claim_count", type=int, default=None,
-                        help="claims per language (default: as many as the shares allow)")
-    parser.add_argument("--negation", type=float, default=0.0,
-                        help="share of claims negated, the same number with each label (default 0)")
-    parser.add_argument("--conjunction", type=float, default=0.0,
-                        help="share of claims joined by 'and' with another fact of their subject that R holds, the "
-                             "same number with each label (default 0)")
-    parser.add_argument("--temporal", type=float, default=0.0,
-                        help="share of claims said with their dates and labelled by the dates R gives (FactBench "
-                             "from/to, rdf:Statement years), the same number with each label (default 0)")
-    parser.add_argument("--multi-hop", dest="multi_hop", type=float, default=0.0,
-                        help="share of claims said as a 2-hop path (the fact's object unnamed, through a functional "
-                             "link of it), the same number with each label (default 0)")
+    from factforge.claims.options import CLAIM_CONSTRAINTS
+
+    for name in CLAIM_CONSTRAINTS:
+        knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
     parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
-    parser.add_argument("--require-labels", action="store_true",
-                        help="refuse an entity without a name in a claim language (no IRI local names)")
 
 
 def options_from(args, *, seed: int, leakage: str):
-    from factforge.claims.build import Options
-    from factforge.claims.labelling import parse_shares
     from factforge.claims.names import read_label_file
-    from factforge.claims.templates import load
+    from factforge.claims.options import CLAIM_CONSTRAINTS, claim_options, claim_settings
+    from factforge.generators.spec import SpecError
 
-    langs = [part.strip().lower() for part in args.lang.split(",") if part.strip()]
-    if not langs or len(set(langs)) != len(langs):
-        raise ClaimsError(f"--lang: expected distinct languages, comma-separated, got {args.lang!r}")
-    for lang in langs:
-        load(lang)
-    for flag in ("negation", "conjunction", "temporal", "multi_hop"):
-        if not 0 <= getattr(args, flag) <= 1:
-            raise ClaimsError(f"--{flag.replace('_', '-')}: {getattr(args, flag):g} is not between 0 and 1")
-    if args.claim_count is not None and args.claim_count < 1:
-        raise ClaimsError(f"--count: {args.claim_count} is below 1")
-    if leakage not in LEAKAGE:
-        raise ClaimsError(f"--leakage: must be one of {', '.join(LEAKAGE)}, got {leakage!r}")
-    return Options(langs=langs, shares=parse_shares(args.claim_shares), seed=seed, count=args.claim_count,
-                   negation=args.negation, conjunction=args.conjunction, temporal=args.temporal,
-                   multi_hop=args.multi_hop, leakage=leakage, require_labels=args.require_labels,
-                   user_labels=read_label_file(args.labels) if args.labels else None)
+    prefix = "claim-" if getattr(args, "command", None) == "generate" else ""
+    try:
+        settings = claim_settings({name: getattr(args, name) for name in CLAIM_CONSTRAINTS})
+        options = claim_options(settings, seed=seed, leakage=leakage)
+    except SpecError as error:
+        raise ClaimsError(f"{_flag(error.field, prefix)}: {error.reason}") from None
+    if args.labels:
+        options.user_labels = read_label_file(args.labels)
+    return options
 
 
 def run(args) -> int:

@@ -15,7 +15,11 @@ def knob_help(constraint) -> str:
     if constraint.kind in ("integer", "number"):
         low, high = ((int(constraint.low), int(constraint.high)) if constraint.kind == "integer"
                      else (f"{constraint.low:g}", f"{constraint.high:g}"))
-        return f"{constraint.help}, {low}..{high} (default {constraint.default})"
+        # a knob without a default says in its help what it does when not given
+        default = "" if constraint.default is None else f" (default {constraint.default})"
+        return f"{constraint.help}, {low}..{high}{default}"
+    if constraint.kind == "text":
+        return f"{constraint.help} (default {constraint.default})"
     if constraint.kind == "choice":
         return f"{constraint.help}: {' | '.join(constraint.allowed())} (default {constraint.default})"
     if constraint.kind == "choices":
@@ -23,19 +27,21 @@ def knob_help(constraint) -> str:
     return constraint.help
 
 
-def knob_option(parser: argparse.ArgumentParser, name: str, **default) -> None:
-    """The flag of one spec knob (``--max-path-length`` for ``max_path_length``); ``default=`` overrides the
-    spec's default where a command has its own (the grid)."""
+def knob_option(parser: argparse.ArgumentParser, name: str, *, table: dict | None = None, flag: str | None = None,
+                **default) -> None:
+    """The flag of one knob of a constraints table (the spec's unless ``table`` is given):
+    ``--max-path-length`` for ``max_path_length``, or ``flag`` (its value goes to ``name`` all the
+    same); ``default=`` overrides the table's default where a command has its own (the grid)."""
     from factforge.generators.spec import CONSTRAINTS
 
-    constraint = replace(CONSTRAINTS[name], **default)
-    flag = "--" + name.replace("_", "-")
+    constraint = replace((table or CONSTRAINTS)[name], **default)
+    flag = flag or "--" + name.replace("_", "-")
     if constraint.kind == "boolean":
-        parser.add_argument(flag, action="store_true", help=constraint.help)
+        parser.add_argument(flag, dest=name, action="store_true", help=constraint.help)
         return
     value = ",".join(constraint.default) if constraint.kind == "choices" else constraint.default
     kind = {"integer": int, "number": float}.get(constraint.kind)
-    parser.add_argument(flag, **({"type": kind} if kind else {}), default=value, help=knob_help(constraint))
+    parser.add_argument(flag, dest=name, **({"type": kind} if kind else {}), default=value, help=knob_help(constraint))
 
 
 class CliError(Exception):

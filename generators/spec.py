@@ -160,7 +160,8 @@ def _choice(name: str, value, allowed: tuple[str, ...]):
         raise SpecError(name, f"must be one of {', '.join(allowed)}, got {shown(value)}")
 
 
-def _check_knob(name: str, value, constraint: Constraint) -> None:
+def check_knob(name: str, value, constraint: Constraint) -> None:
+    """SpecError naming ``name`` unless ``value`` is what ``constraint`` accepts."""
     if constraint.kind in ("integer", "number"):
         _number(name, value, integer=constraint.kind == "integer", low=constraint.low, high=constraint.high)
     elif constraint.kind == "choice":
@@ -168,14 +169,14 @@ def _check_knob(name: str, value, constraint: Constraint) -> None:
     elif constraint.kind == "boolean":
         if not isinstance(value, bool):
             raise SpecError(name, f"expected true or false, got {shown(value)}")
-    else:  # choices: a list of distinct kinds
+    else:  # choices: a list of distinct ones
         kinds = constraint.allowed()
         if not isinstance(value, (list, tuple)):
-            raise SpecError(name, f"expected a list of corruption kinds ({', '.join(kinds)}), got {shown(value)}")
+            raise SpecError(name, f"expected a list of {constraint.help} ({', '.join(kinds)}), got {shown(value)}")
         for kind in value:
             _choice(name, kind, kinds)
         if len(set(value)) != len(value):
-            raise SpecError(name, "a kind is listed twice")
+            raise SpecError(name, f"{shown(next(k for k in value if value.count(k) > 1))} is listed twice")
 
 
 def _check(spec: ScenarioSpec) -> None:
@@ -188,7 +189,7 @@ def _check(spec: ScenarioSpec) -> None:
     except TermError as error:
         raise SpecError("predicate", str(error)) from None
     for name, constraint in CONSTRAINTS.items():
-        _check_knob(name, getattr(spec, name), constraint)
+        check_knob(name, getattr(spec, name), constraint)
     kinds = CONSTRAINTS["factbench"].allowed()
     for name, constraint in CONSTRAINTS.items():
         if constraint.kind == "integer":

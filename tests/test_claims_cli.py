@@ -110,15 +110,16 @@ def test_bad_claims_flags_are_refused_naming_the_flag(demo_store, tmp_path):
     facts = tmp_path / "facts.tsv"
     facts.write_text("Subject\tRelation\tObject\tLabel\nhttp://dbpedia.org/resource/France\t"
                      "http://dbpedia.org/ontology/capital\thttp://dbpedia.org/resource/Paris\t1\n")
-    for flags, message in ((["--lang", "en,xx"], "--lang: no claim templates for 'xx'"),
-                           (["--lang", "en,en"], "--lang: expected distinct languages"),
+    for flags, message in ((["--lang", "en,xx"], "--lang: must be one of de, en, fr, zh, got 'xx'"),
+                           (["--lang", "en,en"], "--lang: 'en' is listed twice"),
+                           (["--lang", ","], "--lang: expected at least one of"),
                            (["--shares", "1,2"], "--shares: expected three"),
-                           (["--negation", "2"], "--negation: 2 is not between 0 and 1"),
-                           (["--conjunction", "-1"], "--conjunction: -1 is not between 0 and 1"),
-                           (["--temporal", "1.5"], "--temporal: 1.5 is not between 0 and 1"),
-                           (["--multi-hop", "-0.1"], "--multi-hop: -0.1 is not between 0 and 1"),
+                           (["--negation", "2"], "--negation: must be between 0 and 1, got 2"),
+                           (["--conjunction", "-1"], "--conjunction: must be between 0 and 1, got -1"),
+                           (["--temporal", "1.5"], "--temporal: must be between 0 and 1, got 1.5"),
+                           (["--multi-hop", "-0.1"], "--multi-hop: must be between 0 and 1, got -0.1"),
                            (["--leakage", "all"], "--leakage: must be one of triple, inverse, pair"),
-                           (["--count", "0"], "--count: 0 is below 1")):
+                           (["--count", "0"], "--count: must be between 1 and 100000, got 0")):
         args = parser.parse_args(["claims", str(facts), "--store", str(demo_store), "--out", str(tmp_path / "o"), *flags])
         with pytest.raises(ValueError) as refused:
             args.func(args)
