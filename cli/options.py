@@ -23,7 +23,8 @@ def knob_help(constraint) -> str:
     if constraint.kind == "choice":
         return f"{constraint.help}: {' | '.join(constraint.allowed())} (default {constraint.default})"
     if constraint.kind == "choices":
-        return f"{constraint.help}, comma-separated: {', '.join(constraint.allowed())}"
+        default = f" (default {','.join(constraint.default)})" if constraint.default else ""
+        return f"{constraint.help}, comma-separated: {', '.join(constraint.allowed())}{default}"
     return constraint.help
 
 

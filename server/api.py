@@ -153,7 +153,9 @@ def _scenario_body(scenario_id: str) -> dict:
     links = {name: {split: f"{base}?format={name}&split={split}" for split in splits} for name in sorted(RENDERERS)}
     return {"id": scenario_id, "status": "done", "manifest": manifest,
             "links": {"self": base, "answers": f"{base}/answers", "reference": f"{base}/reference",
-                      "manifest": f"{base}/manifest", "data": links}}
+                      "manifest": f"{base}/manifest", "data": links,
+                      "claims": {"fever": f"{base}?format=fever", **{part: f"{base}/claims/{part}" for part in
+                                                                    ("answers", "manifest", "reference")}}}}
 
 
 @api.get("/scenarios")
@@ -193,8 +195,15 @@ def scenario_offers() -> list[tuple[str, str]]:
     return offers
 
 
+#: formats made on request rather than written with the scenario (format name → view of the scenario id)
+FORMAT_HANDLERS: dict = {}
+
+
 @api.get("/scenarios/<scenario_id>")
 def scenario(scenario_id: str):
+    handler = FORMAT_HANDLERS.get(request.args.get("format"))
+    if handler is not None:
+        return handler(scenario_id)
     folder = _folder(scenario_id)
     name = choose(scenario_offers(), "json")
     split = request.args.get("split", "test")

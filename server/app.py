@@ -73,13 +73,14 @@ def create_app(store: Store, config: dict | None = None) -> Flask:
     errors.install(app)
 
     from .api import api
+    from .api_claims import claims_api
     from .api_evaluation import evaluation_api
     from .api_releases import releases
     from .console import console
     from .openapi import docs
     from .sparql_endpoint import endpoint
 
-    for blueprint in (api, endpoint, console, docs, releases, evaluation_api):
+    for blueprint in (api, claims_api, endpoint, console, docs, releases, evaluation_api):
         app.register_blueprint(blueprint)
     if app.config["FAST_PATH"]:
         _install_fast_paths(app, st)

@@ -10,6 +10,7 @@ from dataclasses import fields
 
 from flask import Blueprint, Response, jsonify
 
+from factforge.claims.options import CLAIM_CONSTRAINTS
 from factforge.generators.spec import CONSTRAINTS, Constraint, ScenarioSpec
 from factforge.sparql import __version__
 from factforge.sparql.result_formats import FORMATS
@@ -22,7 +23,8 @@ SCENARIO_MEDIA = ["application/json", "application/x-ndjson", "text/tab-separate
                   "text/turtle", "application/n-triples", "application/ld+json"]
 
 _PREDICATE = {"type": "string", "description": "a CURIE (dbo:birthPlace) or absolute IRI", "minLength": 1}
-_TYPES = {"integer": "integer", "number": "number", "choice": "string", "boolean": "boolean", "choices": "array"}
+_TYPES = {"integer": "integer", "number": "number", "choice": "string", "boolean": "boolean", "choices": "array",
+          "text": "string"}
 
 
 def knob_schema(constraint: Constraint) -> dict:
@@ -30,6 +32,8 @@ def knob_schema(constraint: Constraint) -> dict:
     schema: dict = {"type": _TYPES[constraint.kind]}
     if constraint.low is not None:
         schema |= {"minimum": constraint.low, "maximum": constraint.high}
+    if constraint.default is None:  # no default: the knob's help says what happens without it
+        return schema | {"description": constraint.help}
     if constraint.kind == "choice":
         schema["enum"] = list(constraint.allowed())
     if constraint.kind == "choices":
@@ -37,6 +41,19 @@ def knob_schema(constraint: Constraint) -> dict:
     else:
         schema["default"] = constraint.default
     return schema | {"description": constraint.help}
+
+
+def claims_parameters() -> list[dict]:
+    """The claims knobs as query parameters (of ``format=fever``), from their constraints table."""
+    out = []
+    for name, constraint in CLAIM_CONSTRAINTS.items():
+        schema = knob_schema(constraint)
+        if constraint.kind == "choices":  # given as text, comma-separated, as on the command line
+            schema = {"type": "string", "description": f"{constraint.help}, comma-separated: "
+                      f"{', '.join(constraint.allowed())}", "default": ",".join(constraint.default)}
+        out.append(_query_param(name, schema, f"claims (format=fever): {constraint.help}"))
+    seed = {k: v for k, v in knob_schema(CONSTRAINTS["seed"]).items() if k != "default"}
+    return out + [_query_param("seed", seed, "claims (format=fever): the seed, by default the scenario's")]
 
 
 def spec_schema(example_predicate: str | None = None) -> dict:
@@ -141,12 +158,17 @@ def openapi_document() -> dict:
             parameters=[_path_param("job_id", "the scenario id")])},
         "/api/scenarios/{scenario_id}": {"get": _op("A scenario's facts, in the negotiated format", {
             "200": {"description": "the facts of one split", "content": {m: {} for m in SCENARIO_MEDIA}},
-            "400": _error("bad split"), "404": _error("no such scenario"), "406": _error("format not available"),
+            "400": _error("bad split, or a bad or unknown claims parameter (format=fever)"),
+            "422": _error("format=fever: the claims shares cannot be met (says how many can be made)"),
+            "429": _error("format=fever: too many claims sets being made; Retry-After"), "404": _error("no such scenario"), "406": _error("format not available"),
             "409": _error("still being made")},
             parameters=[scenario_id,
                         _query_param("format", {"type": "string", "enum": [
-                            "json", "jsonl", "tsv", "csv", "turtle", "ntriples", "jsonld"]}, "instead of Accept"),
-                        _query_param("split", {"type": "string", "enum": ["test", "train"]}, "default test")])},
+                            "json", "jsonl", "tsv", "csv", "turtle", "ntriples", "jsonld", "fever"]},
+                            "instead of Accept; fever: the test facts as FEVER claims (JSON Lines), with the claims "
+                            "parameters below"),
+                        _query_param("split", {"type": "string", "enum": ["test", "train"]}, "default test"),
+                        *claims_parameters()])},
         "/api/scenarios/{scenario_id}/answers": {"get": _op("How each false fact was made (never in the data)", {
             "200": _json_response("answers"), "404": _error("no such scenario"), "409": _error("still being made")},
             parameters=[scenario_id])},
