@@ -27,10 +27,12 @@ import tarfile
 import tempfile
 import threading
 import zlib
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
+from factforge.claims.options import CLAIM_CONSTRAINTS, claim_settings
 from factforge.generators.spec import ScenarioSpec, SpecError
 from factforge.generators.writers import _sha256 as sha256_file
 from factforge.generators.writers import formats as known_formats
@@ -48,6 +50,8 @@ MANIFEST = "manifest.json"
 README = "README.md"
 FORMAT = "factforge-release/1"
 DEFAULT_FORMATS = ("tsv", "jsonl", "json")
+CLAIMS = "claims"  # a scenario's claims folder in a release (claims/build.py writes it)
+CLAIMS_READ = ("jsonl", "tsv", "csv")  # the formats claims can be made from (evaluation/labelled.py reads them)
 # 2000-01-01T00:00:00Z: a fixed member time (tar tools warn about time 0 as implausibly old)
 MEMBER_MTIME = 946684800
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -87,11 +91,19 @@ def parse_specs(specs, *, check: Callable[[ScenarioSpec], ScenarioSpec] | None =
 
     ``check`` adds the caller's own rules (a known predicate, a server's size limit) as SpecErrors.
     """
+    return [spec for spec, _claims in parse_release_specs(specs, check=check)]
+
+
+def parse_release_specs(specs, *, check=None) -> list[tuple[ScenarioSpec, dict | None]]:
+    """Each validated spec with its claims settings (``claims/options.py``), None when the spec
+    asks for no claims: a spec's ``claims`` is an object of claims knobs (``{"lang": "en,de",
+    "shares": "1/2,1/4,1/4", "negation": 0.2}``; ``{}`` or ``true`` for the defaults)."""
     if not isinstance(specs, (list, tuple)) or not specs:
         raise ReleaseError("specs: expected a non-empty list of scenario specs", "specs")
-    parsed: list[ScenarioSpec] = []
+    parsed: list[tuple[ScenarioSpec, dict | None]] = []
     seen: dict[str, int] = {}
     for index, data in enumerate(specs):
+        data, claims = _claims_of(data, index)
         try:
             spec = data if isinstance(data, ScenarioSpec) else ScenarioSpec.from_dict(data)
             if check is not None:
@@ -105,8 +117,27 @@ def parse_specs(specs, *, check: Callable[[ScenarioSpec], ScenarioSpec] | None =
             raise ReleaseError(f"specs[{index}]: the same spec as specs[{seen[key]}] (change its seed)",
                                f"specs[{index}]", index=index)
         seen[key] = index
-        parsed.append(spec)
+        parsed.append((spec, claims))
     return parsed
+
+
+def _claims_of(data, index: int) -> tuple[object, dict | None]:
+    """The spec without its ``claims``, and the claims settings it asks for."""
+    if not isinstance(data, dict) or "claims" not in data:
+        return data, None
+    data = dict(data)
+    knobs = data.pop("claims")
+    if knobs is True:
+        knobs = {}
+    if not isinstance(knobs, dict):
+        raise ReleaseError(f"specs[{index}].claims: expected an object of claims knobs "
+                           f"({', '.join(CLAIM_CONSTRAINTS)}) or true, got {shown(knobs)}", f"specs[{index}].claims",
+                           index=index)
+    try:
+        return data, claim_settings(knobs)
+    except SpecError as error:
+        raise ReleaseError(f"specs[{index}].claims.{error.field}: {error.reason}",
+                           f"specs[{index}].claims.{error.field}", index=index) from None
 
 
 def known_predicate(store: Store) -> Callable[[ScenarioSpec], ScenarioSpec]:
@@ -148,7 +179,10 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
     names = _check_formats(formats)
     if target.exists():
         raise ReleaseExists(f"name: a release {name!r} exists already ({target}); releases are never replaced", "name")
-    parsed = parse_specs(specs, check=spec_check or known_predicate(store))
+    parsed = parse_release_specs(specs, check=spec_check or known_predicate(store))
+    if any(claims is not None for _spec, claims in parsed) and not set(names) & set(CLAIMS_READ):
+        raise ReleaseError(f"formats: claims are made from the test facts in {' or '.join(CLAIMS_READ)}; "
+                           f"add one to {', '.join(names)}", "formats")
     root.mkdir(parents=True, exist_ok=True)
     own_claim = claim is None
     if own_claim:
@@ -211,7 +245,7 @@ def remove_abandoned(root: str | os.PathLike, name: str | None = None) -> list[s
     return gone
 
 
-def _write_scenarios(store: Store, specs: list[ScenarioSpec], top: Path, names: list[str], *,
+def _write_scenarios(store: Store, specs: list[tuple[ScenarioSpec, dict | None]], top: Path, names: list[str], *,
                      progress: bool, on_scenario) -> list[dict]:
     """Each spec's scenario folder under ``top``; their entries for the release manifest."""
     from factforge.generators.scenario import generate
@@ -220,7 +254,7 @@ def _write_scenarios(store: Store, specs: list[ScenarioSpec], top: Path, names: 
 
     out = []
     with _bar(progress, len(specs), f"release {top.name}", "scenario") as bar:
-        for index, spec in enumerate(specs):
+        for index, (spec, claims) in enumerate(specs):
             bar.set_postfix_str(spec.predicate.rsplit("/", 1)[-1], refresh=False)
             try:
                 scenario = generate(store, spec, progress=False)
@@ -232,10 +266,38 @@ def _write_scenarios(store: Store, specs: list[ScenarioSpec], top: Path, names: 
             manifest = write_scenario(scenario, top / scenario.id, names, reference_from=store, store=store)
             out.append({"id": scenario.id, "predicate": spec.predicate, "seed": spec.seed,
                         "spec": spec.to_dict(), "counts": manifest["counts"]})
+            if claims is not None:
+                out[-1]["claims"] = _write_claims(store, spec, claims, top / scenario.id, index)
             bar.update()
             if on_scenario is not None:
                 on_scenario(index + 1, len(specs))
     return out
+
+
+def _write_claims(store: Store, spec: ScenarioSpec, settings: dict, folder: Path, index: int) -> dict:
+    """The scenario's claims in ``folder/claims/``: claims.jsonl, answers.json, the R their evidence
+    lines point into and their manifest; what the release manifest says of them."""
+    from factforge.claims.build import make_claims
+    from factforge.claims.errors import ClaimsError
+    from factforge.claims.options import claim_options
+    from factforge.evaluation.labelled import read_scenario
+
+    # The scenario's id stands for its folder: where the release was built is not part of it.
+    source = replace(read_scenario(folder), folder=Path(folder.name))
+    try:
+        made = make_claims(store, source, claim_options(settings, seed=spec.seed, leakage=spec.leakage),
+                           folder / CLAIMS)
+    except ClaimsError as error:  # shares that cannot be met say how many claims can be made
+        raise ReleaseError(f"specs[{index}].claims: {str(error).removeprefix('--')}", f"specs[{index}].claims",
+                           index=index) from None
+    return claims_entry(settings, made)
+
+
+def claims_entry(settings: dict, made: dict) -> dict:
+    """What a release manifest records of a scenario's claims (``verify`` compares it with theirs)."""
+    return {"settings": settings, "languages": made["languages"], "shares": made["shares"],
+            "labels": made["claims"]["labels"], "kinds": made["claims"]["kinds"],
+            "seed": made["seed"], "files": {name: made["files"][name] for name in sorted(made["files"])}}
 
 
 def _bar(enabled: bool, total: int, desc: str, unit: str):
@@ -276,7 +338,7 @@ training facts, when asked for) in the formats {', '.join(manifest['formats'])};
 false fact was made: never in the data files); `reference.nt`, the reference KB R (the KB without the
 test facts) as N-Triples; and the scenario's own `manifest.json` (spec, seed, counts).
 
-`manifest.json` in this folder lists the specs and seeds, the scenario ids and the sha256 of every
+{_claims_readme(manifest)}`manifest.json` in this folder lists the specs and seeds, the scenario ids and the sha256 of every
 file here except itself. The same KB, specs and software version give the same archive, byte for byte.
 
 ## Verify
@@ -296,6 +358,25 @@ python3 -c 'import json; [print(h + "  " + f) for f, h in json.load(open("manife
 | id | predicate | seed | test true / false | train true / false | knobs |
 |---|---|---:|---:|---:|---|
 {chr(10).join(rows)}
+"""
+
+
+def _claims_readme(manifest: dict) -> str:
+    with_claims = [item for item in manifest["scenarios"] if item.get("claims")]
+    if not with_claims:
+        return ""
+    rows = "\n".join(f"| `{item['id']}` | {', '.join(item['claims']['languages'])} | "
+                     f"{', '.join(item['claims']['shares']['asked'])} | "
+                     f"{', '.join(f'{k} {v}' for k, v in item['claims']['labels'].items())} |" for item in with_claims)
+    return f"""Scenarios with claims also hold `claims/`: `claims.jsonl` (the test facts as FEVER claims, one
+record per claim and language), `answers.json` (how each claim was made: never in the claims),
+`reference.sorted.nt` (the claims' R: each evidence item's line is its 0-based line there) and the
+claims' `manifest.json` (languages, shares, seed, KB fingerprint).
+
+| scenario | languages | shares asked (S, R, NEI) | claims per language |
+|---|---|---|---|
+{rows}
+
 """
 
 
@@ -434,7 +515,7 @@ def verify_release(path: str | os.PathLike) -> list[str]:
     problems += manifest_problems
     if manifest is None:
         return problems
-    return problems + _compare(top, manifest, members)
+    return problems + _compare(top, manifest, members) + _check_claims(top, manifest, manifest_bytes)
 
 
 def _scan(path: Path) -> tuple[dict[str, str], dict[str, bytes], list[str]]:
@@ -460,6 +541,9 @@ def _scan(path: Path) -> tuple[dict[str, str], dict[str, bytes], list[str]]:
             handle = tar.extractfile(member)
             if name.count("/") == 1 and name.endswith(f"/{MANIFEST}"):
                 manifests[name] = handle.read()
+            elif name.count("/") == 3 and name.endswith(f"/{CLAIMS}/{MANIFEST}"):  # read by _check_claims too
+                manifests[name] = handle.read()
+                members[name] = hashlib.sha256(manifests[name]).hexdigest()
             else:
                 members[name] = _sha256_stream(handle)
         while stream.read(1 << 20):
@@ -513,6 +597,44 @@ def _compare(top: str, manifest: dict, members: dict[str, str]) -> list[str]:
             problems.append(f"{name}: sha256 {members[name]} differs from the manifest's {digest}")
     for name in sorted(set(members) - set(listed)):
         problems.append(f"{name}: in the archive but not listed in the manifest")
+    return problems
+
+
+def _check_claims(top: str, manifest: dict, manifests: dict[str, bytes]) -> list[str]:
+    """Each scenario's claims as the release manifest records them (languages, shares, seed, label
+    counts, files) against the claims' own manifest in the archive."""
+    problems = []
+    for item in manifest.get("scenarios") if isinstance(manifest.get("scenarios"), list) else []:
+        recorded = item.get("claims") if isinstance(item, dict) else None
+        if recorded is None:
+            continue
+        where = f"{top}/{item.get('id')}/{CLAIMS}/{MANIFEST}"
+        if not isinstance(recorded, dict) or not isinstance(recorded.get("files"), dict):
+            problems.append(f"{top}/{MANIFEST}: the claims of scenario {item.get('id')} are not recorded as an "
+                            f"object with their files")
+            continue
+        try:
+            own = json.loads(manifests[where].decode("utf-8"))
+        except KeyError:
+            problems.append(f"{where}: missing, though {top}/{MANIFEST} records claims for the scenario")
+            continue
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            problems.append(f"{where}: not valid JSON ({error})")
+            continue
+        try:
+            expected = claims_entry(recorded.get("settings"), own)
+        except (KeyError, TypeError, AttributeError):
+            problems.append(f"{where}: not a claims manifest (languages, shares, claims, seed, files)")
+            continue
+        for key in ("languages", "shares", "seed", "labels", "kinds", "files"):
+            if recorded.get(key) != expected.get(key):
+                problems.append(f"{where}: its {key} {json.dumps(expected.get(key))[:200]} differ from those "
+                                f"{top}/{MANIFEST} records, {json.dumps(recorded.get(key))[:200]}")
+        for name in ("claims.jsonl", "answers.json", "reference.sorted.nt"):
+            listed = manifest["files"].get(f"{item.get('id')}/{CLAIMS}/{name}")
+            if listed is None or listed != recorded["files"].get(name):
+                problems.append(f"{top}/{item.get('id')}/{CLAIMS}/{name}: not listed in {top}/{MANIFEST} with the "
+                                f"sha256 its claims manifest gives")
     return problems
 
 

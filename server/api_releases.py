@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 
-from factforge.generators.spec import ScenarioSpec
+from factforge.claims.options import CLAIM_CONSTRAINTS
 from factforge.publish import releases as lib
 from factforge.sparql.messages import shown
 
@@ -108,7 +108,7 @@ def create():
     return _job_response(job)
 
 
-def _validated(data: dict) -> tuple[str, list[ScenarioSpec]]:
+def _validated(data: dict) -> tuple[str, list[dict]]:
     limit = int(current_app.config.get("MAX_RELEASE_SCENARIOS", MAX_SCENARIOS))
     try:
         name = lib.check_name(data.get("name"))
@@ -117,10 +117,10 @@ def _validated(data: dict) -> tuple[str, list[ScenarioSpec]]:
                                    "specs")
         # The server's own rules too: a known predicate, at most MAX_FACTS facts per scenario.
         service = state().scenarios
-        specs = lib.parse_specs(data.get("specs"), check=lambda spec: service.parse_spec(spec.to_dict()))
+        lib.parse_specs(data.get("specs"), check=lambda spec: service.parse_spec(spec.to_dict()))
     except lib.ReleaseError as error:
         raise ApiError(422, str(error), error.field) from None
-    return name, specs
+    return name, data["specs"]  # as sent, checked: the maker parses them again, claims included
 
 
 def _job_response(job: ReleaseJob):
@@ -141,6 +141,17 @@ def download(name: str):
     path = _archive(name)
     return send_file(path, mimetype="application/gzip", as_attachment=True, download_name=f"{name}.tar.gz",
                      etag=lib.archive_sha256(path), conditional=True, max_age=3600)
+
+
+def release_spec_schema() -> dict:
+    """A release's spec: a scenario spec, and the claims to make of it (the claims knobs, from their table)."""
+    schema = openapi.spec_schema()
+    knobs = {name: openapi.knob_schema(constraint) for name, constraint in CLAIM_CONSTRAINTS.items()}
+    knobs["lang"] = {"oneOf": [knobs["lang"], {"type": "string", "description": "comma-separated"}]}
+    claims = {"oneOf": [{"type": "object", "properties": knobs, "additionalProperties": False}, {"type": "boolean",
+                                                                                                  "enum": [True]}],
+              "description": "also make the scenario's claims (FEVER JSONL, answers, their R) into the release"}
+    return schema | {"properties": {**schema["properties"], "claims": claims}}
 
 
 def _openapi_paths() -> dict:
@@ -164,7 +175,7 @@ def _openapi_paths() -> dict:
                     "properties": {
                         "name": {"type": "string", "pattern": f"^{lib.NAME_RE.pattern}$"},
                         "specs": {"type": "array", "minItems": 1, "maxItems": MAX_SCENARIOS,
-                                  "items": {"$ref": "#/components/schemas/ScenarioSpec"}}}}}}},
+                                  "items": release_spec_schema()}}}}}},
                 security=[{"token": []}]),
         },
         "/api/releases/{name}": {"get": openapi._op("A release's manifest", {
