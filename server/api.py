@@ -5,6 +5,7 @@ import os
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 
+from factforge.claims.templates import available as claim_languages
 from factforge.generators.spec import SpecError
 from factforge.generators.writers import RENDERERS
 from factforge.sparql import __version__, profiles
@@ -59,7 +60,8 @@ def kb():
                                "sparql_memory_mb": st.runner.memory_mb,
                                "sparql_max_query_length": st.runner.limits.max_length,
                                "sparql_max_depth": st.runner.limits.max_depth,
-                               "max_facts": st.scenarios.max_facts, **st.runner.load()}})
+                               "max_facts": st.scenarios.max_facts, **st.runner.load()},
+                    "claims": {"languages": claim_languages()}})
 
 
 def _public(backend: dict) -> dict:

@@ -405,6 +405,8 @@ def generate_capital(page, demo_http) -> dict:
     choose_predicate(page, "capital", "dbo:capital")
     page.fill("#f-size", str(CAPITAL_SPEC["size"]))
     page.click("#generate")
+    # The page's own job first: asked for while it still runs, the API would answer 202.
+    expect(page.locator("#scenario-result")).to_be_visible()
     api = requests.post(f"{demo_http}/api/scenarios", json=CAPITAL_SPEC, timeout=60)
     assert api.status_code == 201, api.text
     body = api.json()
@@ -513,3 +515,33 @@ def test_bad_predictions_show_the_servers_error(page, demo_http, tmp_path):
     expect(page.locator("#evaluate-error .error-message")).to_have_text(answer.json()["error"])
     expect(page.locator("#evaluate-error")).to_contain_text("<b>nope</b>")  # shown as text, never markup
     assert page.locator("#evaluate-error b").count() == 0
+
+
+def test_claims_in_a_chosen_language_beside_their_evidence(page, demo_http, tmp_path):
+    body = generate_capital(page, demo_http)
+    languages = requests.get(f"{demo_http}/api/kb", timeout=30).json()["claims"]["languages"]
+    expect(page.locator("#claims-lang option")).to_have_text(languages)
+    page.select_option("#claims-lang", "de")
+    page.click("#claims-show")
+    expect(page.locator("#claims-table")).to_have_attribute("data-lang", "de")
+    api = requests.get(f"{demo_http}{body['links']['claims']['fever']}", params={"lang": "de"}, timeout=120)
+    assert api.status_code == 200, api.text
+    records = [json.loads(line) for line in api.text.splitlines()][:50]
+    rows = page.locator("#claims-table tbody tr")
+    expect(rows).to_have_count(len(records))
+    expect(page.locator("#claims-table td.claim")).to_have_text([r["claim"] for r in records])
+    expect(page.locator("#claims-table .claim-label")).to_have_text([r["label"] for r in records])
+    shown = page.eval_on_selector_all("#claims-table tbody tr", """rows => rows.map(r => [...r.querySelectorAll(
+        '.evidence-set')].map(set => [...set.querySelectorAll('li')].map(li => [li.dataset.line, li.dataset.s,
+        li.dataset.p, li.dataset.o])))""")
+    expected = [[[[str(item[3]), t["s"], t["p"], t["o"]] for item, t in zip(items, triples)]
+                 for items, triples in zip(r["evidence"], r["evidence_triples"])] for r in records]
+    assert shown == expected and any(sets for sets in expected)
+    # The answers (how a claim was made) are a download, never on the page.
+    answers = requests.get(f"{demo_http}{body['links']['claims']['answers']}", params={"lang": "de"}, timeout=60).json()
+    assert "template" in next(iter(answers["answers"].values()))
+    text = page.locator("#claims").inner_text()
+    assert not any(a["template"] in text for a in answers["answers"].values())
+    expect(page.locator("#claims-links a[data-part='answers']")).to_have_attribute(
+        "href", f"{body['links']['claims']['answers']}?lang=de")
+    screenshot(page, tmp_path, "console-claims")

@@ -1,4 +1,5 @@
 // A made scenario: its counts per split, its download links and a preview of its first test facts.
+import { showClaims } from "./claims-view.js";
 import { $, el } from "./dom.js";
 import { getJSON } from "./http.js";
 import { fmt } from "./numbers.js";
@@ -60,6 +61,6 @@ export async function showScenario(body) {
   $("scenario-id").textContent = body.id;
   showCounts(body.manifest);
   showLinks(body);
-  await showPreview(body.links.data.json.test);
+  await Promise.all([showPreview(body.links.data.json.test), showClaims(body)]);
   $("scenario-result").hidden = false;
 }
