@@ -96,9 +96,8 @@ def claims_folder(scenario_id: str, settings: dict, seed: int | None) -> Path:
         st.scenarios.disk.touch(scenario_id)
         return target
     options = claim_options(settings, seed=seed, leakage=spec["leakage"])
-    limit = st.scenarios.queue or RETRY_BUSY
-    with _waiting_lock:
-        if _waiting[0] >= limit:
+    with _waiting_lock:  # waiting requests hold request threads: bounded like the generation queue
+        if st.scenarios.queue is not None and _waiting[0] >= st.scenarios.queue:
             raise Busy(f"{_waiting[0]} claims sets are being made or waiting in this process; ask again in "
                        f"{RETRY_BUSY} s")
         _waiting[0] += 1
