@@ -12,7 +12,7 @@ Creation is all or nothing: everything is built in a hidden folder inside the re
 the finished archive is hard-linked into place, which fails rather than overwrite a release that
 appeared meanwhile. Whatever happens, the hidden folder is removed; only a kill can leave one, and
 the next maker of that name or the next server start removes it (``remove_abandoned``). A maker
-holds its name's claim (publish/job_files.py), so two processes never make one name at once.
+holds its name's claim (publish/jobs.py), so two processes never make one name at once.
 """
 from __future__ import annotations
 
@@ -40,12 +40,12 @@ from factforge.sparql import __version__
 from factforge.sparql.messages import shown
 from factforge.sparql.store import Store, default_cache_root
 
-from .job_files import Claim, JobFiles
+from .jobs import Claim, JobFiles
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SUFFIX = ".tar.gz"
 PARTIAL = ".partial"  # a release being made: <root>/.<name>.<random>.partial/
-JOBS = ".jobs"        # claims and status of releases being made (publish/job_files.py)
+JOBS = ".jobs"        # claims and status of releases being made (publish/jobs.py)
 MANIFEST = "manifest.json"
 README = "README.md"
 FORMAT = "factforge-release/1"

@@ -103,7 +103,7 @@ def claims_folder(scenario_id: str, settings: dict, seed: int | None) -> Path:
         _waiting[0] += 1
     try:
         with _making:
-            claim = st.scenarios._claim_waiting(scenario_id)  # one maker in all processes; pins the scenario
+            claim = st.scenarios.claim_waiting(scenario_id)  # one maker in all processes; pins the scenario
             try:
                 if not (target / "manifest.json").is_file():
                     _make(st.store, folder, scenario_id, options, target)

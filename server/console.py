@@ -1,5 +1,6 @@
-"""The web console: one page (SPARQL editor + scenario form), the example queries it offers and the
-prefix table it abbreviates IRIs with.
+"""The web console: one page (SPARQL editor + scenario form), the example queries it offers, the
+prefix table it abbreviates IRIs with and the answer formats it offers downloads in. The knobs'
+bounds it reads from /openapi.json.
 
 Every asset is served by the app itself (the console must work with no internet).
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, send_from_directory
 
-from factforge.sparql import templates, terms
+from factforge.sparql import result_formats, templates, terms
 
 from . import openapi
 
@@ -51,12 +52,31 @@ def prefixes():
                               for prefix, namespace in terms.PREFIXES.items()]})
 
 
+@console.get("/api/result-formats")
+def answer_formats():
+    """sparql/result_formats.py's table, so the console asks /sparql for what it serves; ``graph``
+    formats answer CONSTRUCT and DESCRIBE, the others SELECT and ASK."""
+    return jsonify({"items": [{"name": f.name, "media_type": f.media_type, "aliases": list(f.aliases),
+                               "graph": f.graph, "label": f.label, "extension": f.extension}
+                              for f in result_formats.FORMATS]})
+
+
+def _items(item: dict) -> dict:
+    return {"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": item}}}
+
+
 def _openapi_paths() -> dict:
-    item = {"type": "object", "required": ["prefix", "namespace"],
-            "properties": {"prefix": {"type": "string"}, "namespace": {"type": "string"}}}
-    table = {"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": item}}}
+    strings = {"type": "string"}
+    prefix = {"type": "object", "required": ["prefix", "namespace"],
+              "properties": {"prefix": strings, "namespace": strings}}
+    answer_format = {"type": "object", "required": ["name", "media_type", "aliases", "graph", "label", "extension"],
+                     "properties": {"name": strings, "media_type": strings, "aliases": {"type": "array", "items": strings},
+                                    "graph": {"type": "boolean"}, "label": strings, "extension": strings}}
     return {"/api/prefixes": {"get": openapi._op("The prefixes IRIs are abbreviated with, in the order they are tried",
-                                                 {"200": openapi._json_response("the prefix table", table)})}}
+                                                 {"200": openapi._json_response("the prefix table", _items(prefix))})},
+            "/api/result-formats": {"get": openapi._op("The formats /sparql answers in: name, media type, label, extension",
+                                                       {"200": openapi._json_response("the format table",
+                                                                                      _items(answer_format))})}}
 
 
 openapi.EXTRA_PATHS.append(_openapi_paths)

@@ -14,7 +14,7 @@ saw is known to within that interval.
 
 Pinned scenarios are never evicted:
 
-* one being made or whose R is being written: its job claim is held (publish/job_files.py);
+* one being made or whose R is being written: its job claim is held (publish/jobs.py);
 * one a release in the releases folder was built from (its id is in the release's manifest).
   Releases themselves are archives in their own folder, which is never evicted from.
 
@@ -37,7 +37,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from factforge.publish.job_files import JobFiles
+from factforge.publish.jobs import JobFiles
 
 EVALUATIONS = "_evaluations"  # <root>/_evaluations/<id>/: scores posted for a scenario, counted and evicted with it
 TOUCH_EVERY = 60.0      # seconds between two writes of one scenario's use to disk, per process

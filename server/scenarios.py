@@ -6,43 +6,46 @@ with every file renderer (``<root>/<id>/test.tsv`` ...), so a GET is a file read
 ETag. The reference KB R is big and rarely wanted: only the list of removed triples is kept, and R
 is written the first time someone asks for it.
 
-Generation runs on one worker thread: it is CPU-bound Python, so more threads would only share
-the GIL, and one queue keeps request threads free. Jobs are deduplicated by id, across the worker
-processes of ``factforge serve --workers N`` too: whoever makes a scenario holds its claim and keeps
-its status in ``<root>/.jobs/`` (publish/job_files.py), where every process reads it. The same claim
-is held while a scenario's R is written, and pins it against eviction: the folder is kept under a
-size bound by server/scenario_disk.py. New jobs are refused (``Busy``) while ``queue`` jobs are under
-way in all processes together, so requests for new seeds cannot pile up work without end.
+Generation runs on the job runner's one worker thread (publish/jobs.py), so request threads stay
+free. Jobs are deduplicated by id, across the worker processes of ``factforge serve --workers N``
+too: whoever makes a scenario holds its claim and keeps its status in ``<root>/.jobs/``, where every
+process reads it. The same claim is held while a scenario's R is written, and pins it against
+eviction: the folder is kept under a size bound by server/scenario_disk.py. New jobs are refused
+(``Busy``) while ``queue`` jobs are under way in all processes together, so requests for new seeds
+cannot pile up work without end.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from factforge.generators.positives import NotEnoughFacts
 from factforge.generators.scenario import STEPS, generate
 from factforge.generators.spec import ScenarioSpec, SpecError
 from factforge.generators.writers import RENDERERS, load_all
-from factforge.publish.job_files import ACTIVE, Claim, JobFiles
+from factforge.publish import jobs
+from factforge.publish.jobs import ACTIVE, Claim
 from factforge.publish.scenario_files import write_scenario
 from factforge.sparql import __version__, profiles
-from factforge.sparql.store import Store, StoreError
+from factforge.sparql.store import Store
 
+from .job_errors import scenario_failure
 from .scenario_disk import DEFAULT_MB, ScenarioDisk
+
+log = logging.getLogger("factforge.server")
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
-SWEEP_EVERY = 60.0  # seconds between sweeps of old failures' job files (job_files.FAILED_KEPT) while serving
+SWEEP_EVERY = 60.0  # seconds between sweeps of old failures' job files (jobs.FAILED_KEPT) while serving
 RETRY_BUSY = 10     # seconds a client refused for a full queue is told to wait
 REFERENCE_WAIT = 120.0  # seconds to wait for another process writing the same R before giving up
 
@@ -56,18 +59,16 @@ class Busy(Exception):
 
 
 @dataclass
-class Job:
+class Job(jobs.Job):
     id: str
     spec: ScenarioSpec
-    status: str = "queued"  # queued → running → done | failed
     step: str | None = None
     steps_done: int = 0
-    error: dict | None = None
-    submitted: float = field(default_factory=time.time)
-    finished: float | None = None
-    future: Future | None = None
-    claim: Claim | None = None   # held while this process makes it
     remote: bool = False         # made by another worker process; its status comes from the job file
+
+    @property
+    def key(self) -> str:
+        return self.id
 
     def to_dict(self) -> dict:
         out = {"id": self.id, "status": self.status, "step": self.step,
@@ -108,9 +109,9 @@ class ScenarioService:
         self._lock = threading.Lock()
         self._reference_lock = threading.Lock()
         self._references = 0  # requests writing an R or waiting to, in this process
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="generate")
-        self.job_files = JobFiles(self.root / ".jobs")
-        self.job_files.remove_finished()
+        self.runner = jobs.JobRunner(self.root / ".jobs", scenario_failure, thread_name="generate")
+        self.job_files = self.runner.files
+        self.runner.sweep()
         self.disk = ScenarioDisk(self.root, self.job_files, disk_limit, pinned)
         self.disk.remove_abandoned()
         self._bound()  # the bound may have been lowered since the last start
@@ -166,13 +167,14 @@ class ScenarioService:
                 job.remote = True
                 self._refresh(job)
             else:
-                self._publish(job)
-                job.future = self._pool.submit(self._run, job)
+                # Made, the scenario on disk answers for the job from now on (status(), api.job), in
+                # every process: its files would only pile up, two per scenario ever made.
+                self.runner.start(job, self._make, answered=lambda job: self.ready(job.id))
             self.jobs[scenario_id] = job
             self._forget_old_jobs()
         if self._sweep:  # outside the lock, which cached GETs share
             self._sweep, self._swept = False, time.monotonic()
-            self.job_files.remove_finished()
+            self.runner.sweep()
         return job
 
     def _claim_new(self, scenario_id: str) -> Claim | None:
@@ -198,7 +200,7 @@ class ScenarioService:
         if self.ready(job.id):
             job.status, job.steps_done, job.error = "done", len(STEPS), None
             return job
-        status = self.job_files.read(job.id)
+        status = self.runner.read(job.id)
         if status is None:  # its maker has not written yet, or cleared it: nobody finished it
             job.status = "queued" if self.job_files.held(job.id) else "failed"
             if job.status == "failed":
@@ -214,7 +216,7 @@ class ScenarioService:
                 return self._refresh(job) if job.remote else job
         if not _valid_id(scenario_id):
             return None
-        status = self.job_files.read(scenario_id)
+        status = self.runner.read(scenario_id)
         if status is None:
             return None
         try:
@@ -246,53 +248,14 @@ class ScenarioService:
         if old and time.monotonic() - self._swept >= SWEEP_EVERY:
             self._sweep = True
 
-    def _publish(self, job: Job) -> None:
-        try:
-            self.job_files.write(job.id, job.to_dict())
-        except OSError:  # a status others cannot read is a lesser harm than a failed job
-            import logging
-
-            logging.getLogger("factforge.server").warning("could not write the status of %s", job.id)
-
-    def _run(self, job: Job) -> None:
-        job.status = "running"
-        self._publish(job)
-
+    def _make(self, job: Job) -> None:
         def on_step(name: str) -> None:
             job.step = name
             job.steps_done += 1
-            self._publish(job)
+            self.runner.publish(job)
 
-        try:
-            scenario = generate(self.store, job.spec, on_step=on_step)
-            self._write(scenario)
-            job.status = "done"
-            self._bound()  # while the claim is held: the scenario just made is pinned
-        except (SpecError, NotEnoughFacts) as error:
-            job.status = "failed"
-            job.error = {"status": 422, "error": str(error), "field": getattr(error, "field", None)}
-        except StoreError as error:
-            job.status = "failed"
-            job.error = {"status": 502, "error": f"the store could not answer: {error}"}
-        except Exception as error:  # a generator bug: report it, keep serving
-            import logging
-
-            logging.getLogger("factforge.server").exception("generation of %s failed", job.id)
-            job.status = "failed"
-            # the exception's text may name the server's folders; the log has it
-            job.error = {"status": 500,
-                         "error": f"generation failed ({type(error).__name__}); the server log has the details"}
-        finally:
-            job.finished = time.time()
-            self._publish(job)  # before the claim goes: see JobFiles.read
-            if job.claim is not None:
-                if job.status == "done" and self.ready(job.id):
-                    # The scenario on disk answers for the job from now on (status(), api.job), in
-                    # every process: its files would only pile up, two per scenario ever made.
-                    self.job_files.remove(job.id, job.claim)
-                else:  # a failure stays readable for pollers, until remove_finished
-                    job.claim.release()
-                job.claim = None
+        self._write(generate(self.store, job.spec, on_step=on_step))
+        self._bound()  # while the claim is held: the scenario just made is pinned
 
     def _write(self, scenario) -> None:
         target = self.root / scenario.id
@@ -322,9 +285,7 @@ class ScenarioService:
         try:
             self.disk.enforce()
         except OSError:  # the bound is kept at the next write; this one is not lost for it
-            import logging
-
-            logging.getLogger("factforge.server").exception("could not evict scenarios from %s", self.root)
+            log.exception("could not evict scenarios from %s", self.root)
 
     def manifest(self, scenario_id: str) -> dict:
         # A finished scenario never changes, so its manifest is read once.
@@ -385,7 +346,7 @@ class ScenarioService:
         try:
             with self._reference_lock:
                 # The scenario's claim: one writer in all processes, and the folder pinned while it writes.
-                claim = self._claim_waiting(scenario_id)
+                claim = self.claim_waiting(scenario_id)
                 try:
                     if not path.is_file():
                         # split at "\n" only: a removed literal (a statement node's) may hold U+2028
@@ -403,7 +364,7 @@ class ScenarioService:
                 self._references -= 1
         return path
 
-    def _claim_waiting(self, scenario_id: str) -> Claim:
+    def claim_waiting(self, scenario_id: str) -> Claim:
         deadline = time.monotonic() + REFERENCE_WAIT
         while True:
             claim = self.job_files.claim(scenario_id)
@@ -414,7 +375,7 @@ class ScenarioService:
             time.sleep(0.05)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.runner.close()
 
 
 _ID = re.compile(r"sc-[0-9a-f]{20}")

@@ -7,7 +7,7 @@ and starts each worker as a fresh interpreter that inherits its socket (``factfo
 the sockets evenly; with one shared socket, whichever worker woke first took the connection, and
 under load one worker could hold twice its share of keep-alive connections. The supervisor keeps
 every socket open, so a replaced worker takes over its predecessor's socket and queue. Workers share everything that lives on disk: finished
-scenarios, job status and claims (publish/job_files.py), releases, the statistics cache. An embedded
+scenarios, job status and claims (publish/jobs.py), releases, the statistics cache. An embedded
 store is opened read-only by each worker, which RocksDB allows many processes to do.
 
 A worker that dies is replaced; one that dies before it is ready, or too often, stops the server

@@ -1,6 +1,7 @@
 """The one table of SPARQL answer formats: each name, its media type, the other media types a
-client may ask for it by, and pyoxigraph's format for it. The stores, the result writers, the
-/sparql route, its OpenAPI description and ``factforge query --format`` all read it.
+client may ask for it by, pyoxigraph's format for it, and how a person sees it (a label, a file
+extension). The stores, the result writers, the /sparql route, its OpenAPI description,
+``factforge query --format`` and the console (through ``/api/result-formats``) all read it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ class ResultFormat:
     oxigraph: ox.QueryResultsFormat | ox.RdfFormat
     #: other media types that ask for this format in an Accept header
     aliases: tuple[str, ...] = ()
+    label: str = ""
+    extension: str = ""
 
     @property
     def graph(self) -> bool:
@@ -24,15 +27,20 @@ class ResultFormat:
 
 
 FORMATS: tuple[ResultFormat, ...] = (
-    ResultFormat("json", "application/sparql-results+json", ox.QueryResultsFormat.JSON, ("application/json",)),
-    ResultFormat("xml", "application/sparql-results+xml", ox.QueryResultsFormat.XML, ("application/xml", "text/xml")),
-    ResultFormat("csv", "text/csv", ox.QueryResultsFormat.CSV),
-    ResultFormat("tsv", "text/tab-separated-values", ox.QueryResultsFormat.TSV),
-    ResultFormat("turtle", "text/turtle", ox.RdfFormat.TURTLE, ("application/x-turtle",)),
+    ResultFormat("json", "application/sparql-results+json", ox.QueryResultsFormat.JSON, ("application/json",),
+                 label="JSON", extension="json"),
+    ResultFormat("xml", "application/sparql-results+xml", ox.QueryResultsFormat.XML, ("application/xml", "text/xml"),
+                 label="XML", extension="srx"),
+    ResultFormat("csv", "text/csv", ox.QueryResultsFormat.CSV, label="CSV", extension="csv"),
+    ResultFormat("tsv", "text/tab-separated-values", ox.QueryResultsFormat.TSV, label="TSV", extension="tsv"),
+    ResultFormat("turtle", "text/turtle", ox.RdfFormat.TURTLE, ("application/x-turtle",),
+                 label="Turtle", extension="ttl"),
     # Virtuoso and older servers send N-Triples as text/plain
-    ResultFormat("ntriples", "application/n-triples", ox.RdfFormat.N_TRIPLES, ("text/plain",)),
-    ResultFormat("jsonld", "application/ld+json", ox.RdfFormat.JSON_LD, ("application/json",)),
-    ResultFormat("rdfxml", "application/rdf+xml", ox.RdfFormat.RDF_XML),
+    ResultFormat("ntriples", "application/n-triples", ox.RdfFormat.N_TRIPLES, ("text/plain",),
+                 label="N-Triples", extension="nt"),
+    ResultFormat("jsonld", "application/ld+json", ox.RdfFormat.JSON_LD, ("application/json",),
+                 label="JSON-LD", extension="jsonld"),
+    ResultFormat("rdfxml", "application/rdf+xml", ox.RdfFormat.RDF_XML, label="RDF/XML", extension="rdf"),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 

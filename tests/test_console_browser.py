@@ -265,6 +265,38 @@ def test_ask_and_construct_results(page, demo_http):
     expect(page.locator("#downloads button[data-format='ttl']")).to_be_visible()
 
 
+def test_downloads_are_the_servers_answer_formats(page, demo_http, monkeypatch):
+    """The console offers the formats sparql/result_formats.py's table holds, as /api/result-formats
+    serves it: a format the table loses (TSV) or relabels (CSV) is gone or relabelled in the console,
+    with no change to the console."""
+    from dataclasses import replace
+
+    from factforge.sparql import result_formats
+
+    table = tuple(replace(f, label="Comma-separated") if f.name == "csv" else f
+                  for f in result_formats.FORMATS if f.name != "tsv")
+    monkeypatch.setattr(result_formats, "FORMATS", table)
+    served = requests.get(f"{demo_http}/api/result-formats", timeout=30).json()["items"]
+    assert [f["name"] for f in served] == [f.name for f in table]
+    page.goto("/")
+    run_query(page, "SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s LIMIT 2")
+    buttons = page.locator("#downloads button")
+    expect(buttons).to_have_text([f["label"] for f in served if not f["graph"]])
+    assert "Comma-separated" in buttons.all_inner_texts() and "TSV" not in buttons.all_inner_texts()
+    assert [b.get_attribute("data-format") for b in buttons.all()] == [f["extension"] for f in served
+                                                                        if not f["graph"]]
+    query = "SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s LIMIT 2"
+    with page.expect_download() as info:
+        page.click("#downloads button[data-format='srx']")  # XML, which the console never listed itself
+    assert info.value.suggested_filename == "results.srx"
+    direct = requests.post(f"{demo_http}/sparql", data=query.encode(), timeout=30, headers={
+        "Content-Type": "application/sparql-query", "Accept": "application/sparql-results+xml"})
+    assert Path(info.value.path()).read_bytes() == direct.content
+    run_query(page, "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 2")
+    expect(page.locator("#graph-result")).to_be_visible()
+    expect(buttons).to_have_text([f["label"] for f in served if f["graph"]])
+
+
 def test_result_values_are_shown_as_text_never_markup(page):
     page.goto("/")
     run_query(page, 'SELECT ?x ?y WHERE { BIND("<img src=x onerror=alert(1)>" AS ?x) BIND(IRI("javascript:alert(1)") AS ?y) }')
@@ -335,6 +367,40 @@ def test_generate_a_scenario_preview_counts_and_downloads(page, demo_http, tmp_p
     direct = requests.get(f"{demo_http}/api/scenarios/{body['id']}", params={"format": "tsv"}, timeout=30)
     assert direct.status_code == 200
     assert Path(info.value.path()).read_bytes() == direct.content
+
+
+def test_the_knobs_follow_the_servers_constraints_table(page, demo_http, monkeypatch):
+    """The knobs' bounds and defaults are generators/spec.py's CONSTRAINTS as /openapi.json states
+    them: a bound changed in the table (here on the test's own server) shows in the console."""
+    from dataclasses import replace
+
+    from factforge.generators import spec
+
+    monkeypatch.setitem(spec.CONSTRAINTS, "size", replace(spec.CONSTRAINTS["size"], high=500, default=40))
+    monkeypatch.setitem(spec.CONSTRAINTS, "type_overlap", replace(spec.CONSTRAINTS["type_overlap"], high=7))
+    schema = requests.get(f"{demo_http}/openapi.json", timeout=30).json()["components"]["schemas"]["ScenarioSpec"]
+    assert schema["properties"]["size"]["maximum"] == 500 and schema["properties"]["type_overlap"]["maximum"] == 7
+    open_scenario_tab(page)
+    expect(page.locator("#f-size")).to_have_attribute("max", "500")
+    expect(page.locator("#f-size")).to_have_value("40")
+    expect(page.locator("#f-type_overlap")).to_have_attribute("max", "7")
+    expect(page.locator("#f-size").locator("xpath=ancestor::div[@class='field']//span[@class='range']")).to_have_text(
+        "2–500")
+    # and the server holds the form to the same table
+    too_big = requests.post(f"{demo_http}/api/scenarios", json={"predicate": "dbo:capital", "size": 600}, timeout=30)
+    assert too_big.status_code == 422 and too_big.json()["field"] == "size"
+
+
+def test_without_the_schema_the_form_says_so_and_draws_no_knobs(page):
+    """The console has no bounds of its own to fall back on: knobs drawn from a stale copy would
+    accept what the server refuses."""
+    page.route("**/openapi.json", lambda route: route.fulfill(status=503, content_type="application/json",
+                                                             body='{"ok": false, "status": 503, "error": "down"}'))
+    page.goto("/")
+    page.click("#tab-scenario")
+    expect(page.locator("#scenario-error")).to_contain_text("The knobs could not be read from /openapi.json: down")
+    expect(page.locator("#knobs input, #knobs select")).to_have_count(0)
+    assert page.locator("#knobs").get_attribute("data-ready") is None
 
 
 @pytest.mark.parametrize("field, typed", [("transparency", "2"), ("size", "1")])

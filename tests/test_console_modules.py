@@ -1,6 +1,7 @@
 """The console's ES modules without a browser: the page loads one module script, every import names
 a module file that exists and exports what is imported, every module is used, the server sends them
-as JavaScript, and the prefix table is the server's (no module holds a copy of it).
+as JavaScript, and the prefix table, the answer formats and the knobs' bounds are the server's (no
+module holds a copy of them).
 
 The browser half (the modules load and run in Chromium) is in test_console_browser.py.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from factforge.sparql.result_formats import FORMATS
 from factforge.sparql.terms import PREFIXES
 
 STATIC = Path(__file__).resolve().parents[1] / "server" / "static"
@@ -146,3 +148,23 @@ def test_the_prefix_table_is_the_servers(demo_http):
     # A list, not an object: the first namespace that fits wins, so the order is part of the table.
     assert response.json() == {"items": [{"prefix": prefix, "namespace": namespace}
                                          for prefix, namespace in PREFIXES.items()]}
+
+
+def test_no_module_holds_a_copy_of_the_answer_formats_or_the_knob_bounds():
+    # text/csv and TSV are also the media types of predictions uploaded for evaluation (evaluate-panel.js),
+    # which are not SPARQL answers.
+    uploads = {"text/csv", "text/tab-separated-values"}
+    for module in MODULES:
+        text = code((STATIC / module).read_text(encoding="utf-8"))
+        copied = [f.media_type for f in FORMATS if f.media_type in text and f.media_type not in uploads]
+        assert not copied, f"{module} spells out {copied}; the console reads them from /api/result-formats"
+        assert not re.search(r"\b(minimum|maximum)\s*:", text), f"{module} holds knob bounds; they come from /openapi.json"
+
+
+def test_the_answer_formats_are_the_servers(demo_http):
+    response = requests.get(f"{demo_http}/api/result-formats", timeout=30)
+    assert response.status_code == 200
+    assert response.json() == {"items": [
+        {"name": f.name, "media_type": f.media_type, "aliases": list(f.aliases), "graph": f.graph,
+         "label": f.label, "extension": f.extension} for f in FORMATS]}
+    assert all(f.label and f.extension for f in FORMATS)  # each one can be offered as a download

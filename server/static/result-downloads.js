@@ -1,18 +1,14 @@
-// Downloading a query's whole answer (the table shows at most MAX_SHOWN rows) in the formats /sparql offers.
+// Downloading a query's whole answer (the table shows at most MAX_SHOWN rows) in the formats /sparql
+// offers for it (result-formats.js).
 import { el, saveBlob } from "./dom.js";
 import { fetchOk } from "./http.js";
 
-const FORMATS = {
-  table: [["CSV", "text/csv", "csv"], ["JSON", "application/sparql-results+json", "json"]],
-  graph: [["Turtle", "text/turtle", "ttl"], ["N-Triples", "application/n-triples", "nt"]],
-};
-
-// One button per format of kind ("table" or "graph"); a click calls download(media type, extension).
-export function showDownloads(box, kind, download) {
+// One button per format of formats; a click calls download(media type, extension).
+export function showDownloads(box, formats, download) {
   box.replaceChildren(el("span", { class: "muted", text: "Download" }));
-  for (const [label, accept, ext] of FORMATS[kind]) {
-    box.append(el("button", { type: "button", class: "download", "data-format": ext,
-      onclick: () => download(accept, ext), text: label }));
+  for (const format of formats) {
+    box.append(el("button", { type: "button", class: "download", "data-format": format.extension,
+      onclick: () => download(format.media_type, format.extension), text: format.label }));
   }
 }
 

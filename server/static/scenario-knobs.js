@@ -1,27 +1,11 @@
-// The scenario form's knobs: one control per ScenarioSpec field, with the bounds /openapi.json states,
-// and the spec they make.
-import { $, el } from "./dom.js";
+// The scenario form's knobs: one control per ScenarioSpec field, with the types, bounds, choices and
+// defaults /openapi.json states (generated from generators/spec.py's constraints table, so the form
+// cannot drift from what the server accepts), and the spec they make.
+import { $, el, showError } from "./dom.js";
 import { clearFieldErrors } from "./field-errors.js";
 import { getJSON } from "./http.js";
 import { fmt } from "./numbers.js";
 
-// Bounds as generators/spec.py checks them; /openapi.json overrides whatever it states.
-const FALLBACK = {
-  size: { type: "integer", minimum: 2, maximum: 100000, default: 300 },
-  ratio: { type: "number", minimum: 0.01, maximum: 100, default: 1.0 },
-  popularity: { type: "string", enum: ["popular", "unpopular", "random"], default: "random" },
-  transparency: { type: "number", minimum: 0, maximum: 1, default: 0.5 },
-  homogeneity: { type: "number", minimum: 0, maximum: 1, default: 0.0 },
-  ambiguous: { type: "string", enum: ["lcwa", "random_walk"], default: "lcwa" },
-  max_path_length: { type: "integer", minimum: 1, maximum: 4, default: 3 },
-  type_overlap: { type: "integer", minimum: 0, maximum: 20, default: 4 },
-  leakage: { type: "string", enum: ["triple", "inverse", "pair"], default: "triple" },
-  train_size: { type: "integer", minimum: 0, maximum: 100000, default: 0 },
-  entity_disjoint: { type: "boolean", default: false },
-  latest_year: { type: "integer", minimum: 1, maximum: 9999 },
-  seed: { type: "integer", minimum: 0, maximum: 4294967295 },
-  factbench: { type: "array", items: { enum: ["domain", "range", "domainrange", "property", "random", "date", "mix"] } },
-};
 const KNOBS = [
   { name: "size", label: "Size", help: "test facts, true + false" },
   { name: "ratio", label: "Ratio", help: "true : false", step: 0.1 },
@@ -38,21 +22,16 @@ const KNOBS = [
   { name: "entity_disjoint", label: "Entity-disjoint splits", help: "no entity in train and test", advanced: true },
   { name: "factbench", label: "FactBench corruptions", help: "replace the negatives above", advanced: true },
 ];
-let schema = FALLBACK;
+let schema = {};  // ScenarioSpec's properties, by name
+let knobs = [];   // KNOBS, then any knob the schema has that KNOBS does not name yet
 
 async function loadSchema() {
-  try {
-    const doc = await getJSON("/openapi.json");
-    const props = doc.components.schemas.ScenarioSpec.properties;
-    schema = {};
-    for (const [name, fallback] of Object.entries(FALLBACK)) schema[name] = Object.assign({}, fallback, props[name] || {});
-    for (const [name, s] of Object.entries(schema)) {
-      // exclusiveMinimum 0 leaves no usable input minimum; the spec's own floor does.
-      if (s.exclusiveMinimum !== undefined && s.minimum === undefined) s.minimum = FALLBACK[name].minimum;
-    }
-  } catch (_) {
-    schema = FALLBACK;
-  }
+  const doc = await getJSON("/openapi.json");
+  schema = doc.components.schemas.ScenarioSpec.properties;
+  const named = new Set(KNOBS.map((def) => def.name));
+  knobs = KNOBS.filter((def) => schema[def.name]).concat(Object.keys(schema)
+    .filter((name) => name !== "predicate" && !named.has(name))
+    .map((name) => ({ name, label: name, help: schema[name].description || "", advanced: true })));
 }
 
 function fieldError(name) {
@@ -60,16 +39,16 @@ function fieldError(name) {
 }
 
 function knob(def) {
-  const s = schema[def.name] || {};
+  const s = schema[def.name];
   const id = "f-" + def.name;
   const described = "err-" + def.name + " help-" + def.name;
   const help = el("span", { class: "help", id: "help-" + def.name, title: def.help, text: def.help });
   const range = rangeText(s);
-  if (def.name === "factbench") {
+  if (s.type === "array") {
     const boxes = el("div", { class: "checks" });
     for (const kind of s.items.enum) {
       boxes.append(el("label", { class: "check" },
-        el("input", { type: "checkbox", name: "factbench", value: kind }), " " + kind));
+        el("input", { type: "checkbox", name: def.name, value: kind }), " " + kind));
     }
     return el("fieldset", { class: "field wide", "aria-describedby": described },
       el("legend", { text: def.label }), boxes, help, fieldError(def.name));
@@ -112,10 +91,10 @@ function rangeText(s) {
 }
 
 export function resetKnobs() {
-  for (const def of KNOBS) {
-    const s = schema[def.name] || {};
-    if (def.name === "factbench") {
-      for (const box of document.querySelectorAll('input[name="factbench"]')) box.checked = false;
+  for (const def of knobs) {
+    const s = schema[def.name];
+    if (s.type === "array") {
+      for (const box of document.querySelectorAll(`input[name="${def.name}"]`)) box.checked = false;
       continue;
     }
     const control = $("f-" + def.name);
@@ -129,8 +108,14 @@ export function resetKnobs() {
 
 // Draws the knobs once the schema is known (#knobs gets data-ready then) and sets their defaults.
 export async function initKnobs() {
-  await loadSchema();
-  for (const def of KNOBS) $(def.advanced ? "knobs-more" : "knobs").append(knob(def));
+  try {
+    await loadSchema();
+  } catch (error) {
+    showError($("scenario-error"), { status: error.status,
+      message: "The knobs could not be read from /openapi.json: " + (error.message || error) });
+    return;
+  }
+  for (const def of knobs) $(def.advanced ? "knobs-more" : "knobs").append(knob(def));
   resetKnobs();
   $("knobs").dataset.ready = "true";
 }
@@ -138,11 +123,11 @@ export async function initKnobs() {
 // The spec the form holds: what is left empty is left to the server's default.
 export function readSpec() {
   const spec = { predicate: $("f-predicate").value.trim() };
-  for (const def of KNOBS) {
-    const s = schema[def.name] || {};
-    if (def.name === "factbench") {
-      const kinds = [...document.querySelectorAll('input[name="factbench"]:checked')].map((x) => x.value);
-      if (kinds.length) spec.factbench = kinds;
+  for (const def of knobs) {
+    const s = schema[def.name];
+    if (s.type === "array") {
+      const kinds = [...document.querySelectorAll(`input[name="${def.name}"]:checked`)].map((x) => x.value);
+      if (kinds.length) spec[def.name] = kinds;
       continue;
     }
     const control = $("f-" + def.name);

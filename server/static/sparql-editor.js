@@ -6,10 +6,13 @@ import { iriRef, isWebIri } from "./iris.js";
 import { fmt } from "./numbers.js";
 import { loadPrefixes } from "./prefixes.js";
 import { saveAnswer, showDownloads } from "./result-downloads.js";
+import { formatNamed, isFormat, loadResultFormats } from "./result-formats.js";
 import { MAX_SHOWN, showBoolean, showGraph, showTable } from "./results-view.js";
 import { exampleOf, forgetExample, initExamples } from "./sparql-examples.js";
 
-const RUN_ACCEPT = "application/sparql-results+json, text/turtle;q=0.9";
+// The answers the console shows: SELECT and ASK as SPARQL JSON (a table), graphs as Turtle (text).
+const SHOWN_TABLE = "json";
+const SHOWN_GRAPH = "turtle";
 
 let editor;
 let status;
@@ -45,11 +48,14 @@ async function run(options) {
   $("run").disabled = true;
   const started = performance.now();
   try {
+    const formats = await loadResultFormats();
+    const table = formatNamed(formats, SHOWN_TABLE);
+    const accept = table.media_type + ", " + formatNamed(formats, SHOWN_GRAPH).media_type + ";q=0.9";
     const response = await fetchOk("/sparql", { method: "POST",
-      headers: { "Content-Type": "application/sparql-query", Accept: RUN_ACCEPT }, body: query });
+      headers: { "Content-Type": "application/sparql-query", Accept: accept }, body: query });
     const type = (response.headers.get("Content-Type") || "").split(";")[0].trim();
     let summary;
-    if (type === "application/sparql-results+json" || type === "application/json") {
+    if (isFormat(table, type)) {
       // The table abbreviates IRIs, so it waits for the prefix table too.
       const [data] = await Promise.all([response.json(), loadPrefixes()]);
       if (id !== running) return;
@@ -60,14 +66,14 @@ async function run(options) {
         const n = showTable(results, data, showEntity);
         summary = fmt(n) + (n === 1 ? " row" : " rows") + (n > MAX_SHOWN ? " (showing the first " + fmt(MAX_SHOWN) + ")" : "");
       }
-      showDownloads(downloads, "table", download);
+      showDownloads(downloads, formats.filter((f) => !f.graph), download);
     } else {
       const text = await response.text();
       if (id !== running) return;
       showGraph(results, text);
       const triples = response.headers.get("X-Result-Rows");
       summary = (triples !== null ? fmt(Number(triples)) + " triples" : "graph") + " as Turtle";
-      showDownloads(downloads, "graph", download);
+      showDownloads(downloads, formats.filter((f) => f.graph), download);
     }
     current = shown;
     const ms = performance.now() - started;
