@@ -285,7 +285,9 @@ class EndpointStore(Store):
         counts and a sample of each predicate's first facts in (subject, object) order. It tells apart
         KBs that differ in size or shape, or in any sampled fact; it misses a change that keeps every
         count and lies outside the sample (an object swapped deep inside a large predicate): pin the
-        fingerprint (``--endpoint-fingerprint``) to your own version label when that matters."""
+        fingerprint (``--endpoint-fingerprint``) to your own version label when that matters. With
+        ``fingerprint_max_age``, one computed for the same URL and graphs at most that many seconds
+        ago is used instead (``endpoint_fingerprints``)."""
         if self._fingerprint is None and self.fingerprint_max_age is not None:
             self._fingerprint = endpoint_fingerprints.remembered(self.url, self.graphs, self.fingerprint_max_age,
                                                                  self._computed_fingerprint)
