@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from factforge.sparql.endpoint_fingerprints import MAX_AGE
 from factforge.sparql.store import Store, open_store
 
 
@@ -49,7 +50,9 @@ class CliError(Exception):
     """A problem to report in one line."""
 
 
-def store_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+def store_options(parser: argparse.ArgumentParser, *, required: bool = False, remembered: bool = True) -> None:
+    """--store/--endpoint and the endpoint's options; ``remembered``: the command may use an endpoint
+    fingerprint computed by an earlier command (``serve`` computes its own once, for all its workers)."""
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--store", metavar="DIR", default=os.environ.get("FACTFORGE_STORE"),
                        help="embedded store directory (default: $FACTFORGE_STORE)")
@@ -62,6 +65,11 @@ def store_options(parser: argparse.ArgumentParser, *, required: bool = False) ->
                              "scenario) instead of computing one. The computed one hashes per-predicate counts and the "
                              "first facts of each predicate: it misses a change that keeps every count outside that "
                              "sample (an object swapped), so pin a version label you change with the data")
+    if remembered:
+        parser.add_argument("--fingerprint-max-age", type=float, default=MAX_AGE, metavar="S",
+                            help=f"with --endpoint: use the fingerprint an earlier command computed for the same URL "
+                                 f"and graphs if it is at most S seconds old (default {MAX_AGE:g}; 0: compute it now). "
+                                 f"A change to the KB within that time goes unseen")
 
 
 def endpoint_options(args) -> dict:
@@ -72,9 +80,14 @@ def endpoint_options(args) -> dict:
     if pinned is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", pinned):
         raise CliError(f"--endpoint-fingerprint: {pinned[:100]!r} is not 1-100 letters, digits, '_', '.' or '-' "
                        f"(it names a cache folder)")
+    max_age = getattr(args, "fingerprint_max_age", None)
+    if max_age is not None and not 0 <= max_age <= 10 ** 9:
+        raise CliError(f"--fingerprint-max-age: {max_age:g} is not between 0 and {10 ** 9} seconds")
     options = {"graphs": graphs} if graphs else {}
     if pinned:
         options["fingerprint"] = pinned
+    elif args.endpoint and max_age is not None:
+        options["fingerprint_max_age"] = max_age
     return options
 
 

@@ -14,7 +14,7 @@ from .options import CliError, endpoint_options, store_options
 
 def register(sub) -> None:
     serve = sub.add_parser("serve", help="serve the API, the SPARQL endpoint and the console over HTTP (waitress)")
-    store_options(serve)
+    store_options(serve, remembered=False)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
@@ -173,8 +173,9 @@ def _supervise(args) -> int:
         child += ["--service-allow", iri]
     for graph in args.graphs:
         child += ["--graph", graph]
-    if args.endpoint_fingerprint:
-        child += ["--endpoint-fingerprint", args.endpoint_fingerprint]
+    if args.endpoint:  # computed here once, not by every worker (a GROUP BY over the whole KB)
+        fingerprint = open_store(None, args.endpoint, **endpoint_options(args)).fingerprint()
+        child += ["--endpoint-fingerprint", fingerprint]
     for flag, value in (("--store", args.store), ("--endpoint", args.endpoint), ("--scenarios", args.scenarios),
                         ("--releases", args.releases)):
         if value:

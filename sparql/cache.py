@@ -53,16 +53,8 @@ class StatsCache:
 
     def put(self, key: str, value) -> None:
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(value, out, sort_keys=True, separators=(",", ":"))
-            os.replace(tmp, path)
-            _remember(str(path), value)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json(path, value)
+        _remember(str(path), value)
 
     def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
         value = self.get(key)
@@ -73,6 +65,19 @@ class StatsCache:
             except OSError:
                 pass  # a read-only cache still answers, it just recomputes next time
         return value
+
+
+def write_json(path: Path, value) -> None:
+    """``value`` as JSON to ``path``, written aside and renamed (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(value, out, sort_keys=True, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_npz(path: Path, **arrays) -> None:

@@ -18,11 +18,12 @@ from typing import Iterator
 
 import pyoxigraph as ox
 
+from . import endpoint_fingerprints
 from . import fingerprint as fp
 from . import results
 from .interface import Row, Store, StoreError
 from .messages import shown
-from .paging import MIN_CAP, Select, probe_query, query_form
+from .paging import SORTED_TOP, Cursor, Select, probe_count, probe_rows, query_form
 from .protocol import EndpointHTTPError, IncompleteAnswer, Reply, SparqlHttp
 from .result_formats import BY_NAME, GRAPH_MEDIA, RESULT_MEDIA
 
@@ -44,9 +45,12 @@ class RowCapExceeded(StoreError):
 
 class EndpointStore(Store):
     kind = "endpoint"
+    #: pages start after the last key read (False: at the OFFSET of every row read; the older way, for comparison)
+    keyset = True
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
-                 graphs: tuple[str, ...] | list[str] = (), page_size: int = PAGE_SIZE):
+                 graphs: tuple[str, ...] | list[str] = (), page_size: int = PAGE_SIZE,
+                 fingerprint_max_age: float | None = None):
         if not url.startswith(("http://", "https://")):
             raise StoreError(f"endpoint: {url!r} is not an http(s) URL")
         for graph in graphs:
@@ -57,7 +61,9 @@ class EndpointStore(Store):
         self.page_size = page_size
         self._http = SparqlHttp(url, graphs=self.graphs, timeout=timeout)
         self._fingerprint = fingerprint
+        self.fingerprint_max_age = fingerprint_max_age  # None: computed by this store, not remembered
         self._cap: int | None = None         # the server's row cap, once seen
+        self._whole_below = 1                # an answer of fewer rows than this was not cut (the probe showed it)
         self._virtuoso = False               # set by the first answer that says so
         self._dataset_checked = False
 
@@ -126,17 +132,35 @@ class EndpointStore(Store):
 
     # --- queries ---------------------------------------------------------------------------------
     def select_query(self, query: str) -> Iterator[Row]:
-        """Every row, read in ordered pages; an error when completeness cannot be shown."""
+        """Every row: whole when the query's own LIMIT fits in a page and no cap cut it, else read
+        in ordered pages; an error when completeness cannot be shown."""
         parsed = Select.parse(query)
         if parsed is None:
             variables, bindings = self._select_once(query)
             yield from (_row(binding) for binding in bindings)
             return
-        order = parsed.variables if parsed.variables is not None else self._select_once(query + "\nLIMIT 1")[0]
-        size, offset = self.page_size, 0
+        if parsed.limit is not None and parsed.limit <= self.page_size:
+            bindings = self._whole_or_none(query)
+            if bindings is not None:
+                yield from (_row(binding) for binding in bindings)
+                return
+        order = parsed.variables
+        if order is None:
+            order = list(self._json(parsed.variables_query())[0].get("head", {}).get("vars", []))
+        if not order:
+            yield from (_row(binding) for binding in self._select_once(query)[1])
+            return
+        yield from self._pages(parsed, order)
+
+    def _pages(self, parsed: Select, order: list[str]) -> Iterator[Row]:
+        size = min(self.page_size, self._cap or self.page_size)
+        cursor = Cursor(order[0])
         while True:
+            offset, after = cursor.start(self.keyset)
+            query = parsed.page(order, size, offset=offset, after=after,
+                                nested=self._virtuoso and offset + size > SORTED_TOP)
             try:
-                data, reply = self._json(parsed.page(order, size, offset, virtuoso=self._virtuoso))
+                data, reply = self._json(query)
             except EndpointHTTPError as error:
                 if "SR353" in str(error) and not self._virtuoso:  # Virtuoso's sorted-TOP limit: its own form
                     self._virtuoso = True
@@ -153,24 +177,44 @@ class EndpointStore(Store):
             yield from (_row(binding) for binding in bindings)
             if len(bindings) < size:
                 return
-            offset += len(bindings)
+            cursor.advance(bindings)
+
+    def _whole_or_none(self, query: str) -> list[dict] | None:
+        """The answer of a query sent as it is, or None when a cap cut it (then it is paged)."""
+        data, reply = self._json(query)
+        bindings = _bindings(data)
+        if bindings and self._capped_at(reply, len(bindings)) is not None:
+            return None
+        return bindings
 
     def _capped_at(self, reply: Reply, rows: int, *, announced: bool = True) -> int | None:
-        """The server's row cap when an answer of ``rows`` rows was cut at it, else None.
+        """The server's row cap when an answer of ``rows`` rows was cut at it, else None (shown whole).
         ``announced``: a SELECT answer, which Virtuoso marks when it cut it (it cuts graphs silently)."""
         if reply.row_cap is not None and rows >= reply.row_cap:
             return reply.row_cap
-        if self._cap is not None and rows >= self._cap:
-            return self._cap
-        if rows < MIN_CAP or (announced and self._virtuoso):
-            return None  # smaller caps are not looked for
-        probe = len(_bindings(self._json(probe_query(rows + 1))[0]))
-        if self._cap is not None and rows >= self._cap:
-            return self._cap
-        if probe == rows:  # the probe was cut at the same count: a silent cap
-            self._cap = rows
-            return rows
+        if self._cap is None and not (announced and self._virtuoso) and rows >= self._whole_below:
+            self._probe(rows + 1)
+        if self._cap is not None:
+            return self._cap if rows >= self._cap else None
         return None
+
+    def _probe(self, rows: int) -> None:
+        """Find the server's cap, or show there is none up to ``rows`` (at least a page and one): ask
+        for that many rows of a query whose true count the server also gives by COUNT. Fewer rows
+        than counted: they are the cap."""
+        rows = max(rows, self.page_size + 1)
+        counted = self._json(probe_count(rows))[0]
+        try:
+            count = int(_bindings(counted)[0]["n"]["value"])
+        except (IndexError, KeyError, TypeError, ValueError):
+            count = None
+        if count != rows:
+            raise IncompleteAnswer(f"endpoint {self.url}: cannot tell whether it cuts answers at a row cap (a probe "
+                                   f"of {rows} rows was counted as {count}), so no answer of it can be shown whole")
+        got = len(_bindings(self._json(probe_rows(rows))[0]))
+        if self._cap is None and got < rows:
+            self._cap = got
+        self._whole_below = max(self._whole_below, rows)
 
     def _select_once(self, query: str) -> tuple[list[str], list[dict]]:
         """One SELECT answer that cannot be paged (free text): refused when it may be cut short."""
@@ -241,13 +285,21 @@ class EndpointStore(Store):
         counts and a sample of each predicate's first facts in (subject, object) order. It tells apart
         KBs that differ in size or shape, or in any sampled fact; it misses a change that keeps every
         count and lies outside the sample (an object swapped deep inside a large predicate): pin the
-        fingerprint (``--endpoint-fingerprint``) to your own version label when that matters."""
+        fingerprint (``--endpoint-fingerprint``) to your own version label when that matters. With
+        ``fingerprint_max_age``, one computed for the same URL and graphs at most that many seconds
+        ago is used instead (``endpoint_fingerprints``)."""
+        if self._fingerprint is None and self.fingerprint_max_age is not None:
+            self._fingerprint = endpoint_fingerprints.remembered(self.url, self.graphs, self.fingerprint_max_age,
+                                                                 self._computed_fingerprint)
         if self._fingerprint is None:
-            counts = [(r["p"].value, int(r["n"].value), int(r["subjects"].value), int(r["objects"].value))
-                      for r in self.select("predicate_counts")]
-            sample = self._content_sample(sorted(row[0] for row in counts))
-            self._fingerprint = fp.from_summary(counts, self.triple_count(), sample)
+            self._fingerprint = self._computed_fingerprint()
         return self._fingerprint
+
+    def _computed_fingerprint(self) -> str:
+        counts = [(r["p"].value, int(r["n"].value), int(r["subjects"].value), int(r["objects"].value))
+                  for r in self.select("predicate_counts")]
+        sample = self._content_sample(sorted(row[0] for row in counts))
+        return fp.from_summary(counts, self.triple_count(), sample)
 
     def _content_sample(self, predicates: list[str]) -> list[str]:
         lines = []

@@ -218,3 +218,60 @@ def demo_http(demo_kb_store, tmp_path_factory):
                                      "TOKEN": TEST_TOKEN, "SPARQL_TIMEOUT": 10.0, "SPARQL_ROW_CAP": 5000})
     with BackgroundServer(app) as server:
         yield server.url
+
+
+class SparqlProxy:
+    """A reverse proxy on loopback in front of a real SPARQL endpoint. It passes on the status, the
+    body and the Content-Type only (no server or cap headers, as some proxies do), keeps the text
+    of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
+    at that many rows without saying so: a server that caps silently."""
+
+    def __init__(self, target: str, *, cap: int | None = None):
+        import http.server
+        import json
+        import urllib.error
+        import urllib.parse
+
+        proxy = self
+        self.queries: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                proxy.queries.append(urllib.parse.parse_qs(body.decode())["query"][0])
+                request = urllib.request.Request(target, data=body, method="POST", headers={
+                    "Accept": self.headers["Accept"], "Content-Type": self.headers["Content-Type"]})
+                try:
+                    with urllib.request.urlopen(request, timeout=300) as answer:
+                        status, data, media = answer.status, answer.read(), answer.headers["Content-Type"]
+                except urllib.error.HTTPError as error:
+                    status, data, media = error.code, error.read(), error.headers.get("Content-Type", "text/plain")
+                if cap is not None and status == 200:
+                    data = _cut(data, media, cap, json)
+                self.send_response(status)
+                self.send_header("Content-Type", media)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _cut(data: bytes, media: str, cap: int, json) -> bytes:
+    if "sparql-results+json" in media:
+        answer = json.loads(data)
+        if "results" in answer:
+            answer["results"]["bindings"] = answer["results"]["bindings"][:cap]
+        return json.dumps(answer).encode()
+    if "n-triples" in media:
+        return b"".join(data.splitlines(keepends=True)[:cap])
+    return data

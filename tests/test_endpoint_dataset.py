@@ -1,14 +1,16 @@
 """What an endpoint's dataset and identity look like to factforge, against real `oxigraph serve`:
 a default graph that is not the union of the graphs is warned about, the fingerprint can be pinned,
-the computed one sees a swapped object, and CONSTRUCT works without --format."""
+the computed one sees a swapped object and is remembered for a bounded time, `serve --workers`
+computes it once, and CONSTRUCT works without --format."""
 from __future__ import annotations
 
 import shutil
 import subprocess
 
 import pytest
+import requests
 
-from conftest import OxigraphServer, free_port, wait_for
+from conftest import OxigraphServer, SparqlProxy, free_port, wait_for
 from test_cli import factforge
 
 KB = """\
@@ -18,10 +20,11 @@ KB = """\
 SWAPPED = KB.replace("/x>", "/TMP>").replace("/y>", "/x>").replace("/TMP>", "/y>")
 
 
-def served(tmp_path, name: str, text: str, graph: str | None = None) -> OxigraphServer:
+def served(tmp_path, name: str, text: str, graph: str | None = None, port: int | None = None) -> OxigraphServer:
     path = tmp_path / f"{name}.nt"
     path.write_text(text)
-    return OxigraphServer(tmp_path / name, [(path, graph)])
+    (tmp_path / name).mkdir(exist_ok=True)
+    return OxigraphServer(tmp_path / name, [(path, graph)], port=port)
 
 
 def test_a_default_graph_that_is_not_the_union_is_warned_about(tmp_path):
@@ -94,3 +97,53 @@ def test_a_query_naming_its_graphs_is_sent_as_it_is(dbpedia_server):
     query = ("SELECT ?class FROM <https://w3id.org/factforge/graph/ontology> WHERE "
              "{ ?class <http://www.w3.org/2000/01/rdf-schema#subClassOf> <http://dbpedia.org/ontology/Person> }")
     assert len(list(remote.select_query(query))) > 5
+
+
+def test_the_fingerprint_is_remembered_for_a_bounded_time(tmp_path):
+    """Per endpoint URL: a later command uses the fingerprint an earlier one computed, so a KB
+    changed behind the same URL goes unseen (as docs/endpoints.md says) until it is older than
+    --fingerprint-max-age, or that is 0."""
+    port = free_port()
+
+    def fingerprint(*flags):
+        return factforge("fingerprint", "--endpoint", f"http://127.0.0.1:{port}/query", *flags).stdout.strip()
+
+    server = served(tmp_path, "one", KB, port=port)
+    try:
+        first = fingerprint()
+    finally:
+        server.stop()
+    server = served(tmp_path, "two", SWAPPED, port=port)
+    try:
+        assert fingerprint() == first
+        second = fingerprint("--fingerprint-max-age", "0")
+        assert second != first and fingerprint() == second
+    finally:
+        server.stop()
+    server = served(tmp_path, "three", KB, port=port)
+    try:
+        assert fingerprint() == second
+        wait_for(lambda: fingerprint("--fingerprint-max-age", "1") == first, "a remembered fingerprint to expire")
+    finally:
+        server.stop()
+    bad = factforge("fingerprint", "--endpoint", f"http://127.0.0.1:{port}/query", "--fingerprint-max-age", "-1",
+                    check=False)
+    assert bad.returncode == 1 and "--fingerprint-max-age" in bad.stderr
+
+
+def test_serve_computes_the_fingerprint_once_for_its_workers(tmp_path):
+    """`serve --endpoint --workers 2`: the fingerprint's queries reach the endpoint once, and
+    every worker serves under that fingerprint."""
+    from test_sparql_hostile import factforge_serve
+
+    server = served(tmp_path, "kb", KB)
+    proxy = SparqlProxy(server.query_url)
+    try:
+        with factforge_serve(tmp_path, "--endpoint", proxy.url, "--workers", "2") as (base, _process):
+            kb = [requests.get(f"{base}/api/kb", timeout=60).json()["fingerprint"] for _ in range(6)]
+        samples = [q for q in proxy.queries if "ORDER BY ?s ?o LIMIT 8" in q]  # the fingerprint's content sample
+        assert len(samples) == 1, samples
+        assert len(set(kb)) == 1 and kb[0] == factforge("fingerprint", "--endpoint", proxy.url).stdout.strip()
+    finally:
+        proxy.close()
+        server.stop()

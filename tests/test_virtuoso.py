@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, free_port, need, wait_for
+from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, free_port, need, wait_for
 from test_backends import ENTITIES, EMPTY_ON_DBPEDIA50, canonical, params_for
 from test_cli import assert_clean_error, factforge
 from test_sparql_hostile import factforge_serve
@@ -286,40 +286,6 @@ def test_sparql_through_serve(virtuoso, tmp_path):
         assert bad.status_code == 400 and "HTTP 400" in bad.json()["error"]
 
 
-class HeaderDroppingProxy:
-    """A reverse proxy in front of the Virtuoso that drops its X-SPARQL-MaxRows header, as some
-    proxies drop headers they do not know: the server then caps silently."""
-
-    def __init__(self, target: str):
-        import http.server
-        import threading
-        import urllib.request
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - the stdlib's name
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                request = urllib.request.Request(target, data=body, method="POST", headers={
-                    "Accept": self.headers["Accept"], "Content-Type": self.headers["Content-Type"]})
-                with urllib.request.urlopen(request, timeout=300) as answer:
-                    data, media = answer.read(), answer.headers["Content-Type"]
-                self.send_response(200)
-                self.send_header("Content-Type", media)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_a_silent_cap_is_found_by_the_probe(virtuoso, dbpedia_store):
     """Without the header a short page of 1,000 rows looks like the end: the probe finds the cap,
     the pages go on below it, and free text at the cap is still an error."""
@@ -327,7 +293,7 @@ def test_a_silent_cap_is_found_by_the_probe(virtuoso, dbpedia_store):
     from factforge.sparql.store import open_store
     from factforge.sparql.terms import iri
 
-    proxy = HeaderDroppingProxy(virtuoso.url)
+    proxy = SparqlProxy(virtuoso.url)  # drops X-SPARQL-MaxRows, as some proxies drop headers they do not know
     try:
         silent = open_store(endpoint=proxy.url, graphs=[DATA_GRAPH, ONTOLOGY_GRAPH], page_size=5000)
         facts = canonical(silent.select("predicate_facts", predicate=iri("dbo:birthPlace")))
