@@ -7,6 +7,9 @@ state the fact; R without only the node's ``p o`` would keep a node with a subje
 no object, which says "a fact of s was taken out" and nothing of the kind for a false fact's
 subject. So the node goes whole: every triple it is the subject or object of, literals included.
 
+Such a node is no entity either: ``statement_nodes`` lists them, and no true or false fact of a
+scenario has one as its subject or object.
+
 Removed triples are (subject, predicate, object) strings: an IRI or blank node by its value, a
 literal in N-Triples form (``term_key``), which no IRI can be mistaken for (IRIs hold no ``"``).
 """
@@ -39,3 +42,15 @@ def restatements(store: Store, triples: Iterable[tuple[str, str, str]]) -> set[t
         found.update((term_key(row["a"]), row["q"].value, term_key(row["b"]))
                      for row in store.select("restatements", facts=rows))
     return found
+
+
+_NODES: dict[str, frozenset[str]] = {}  # by store fingerprint, the last store's only
+
+
+def statement_nodes(store: Store) -> frozenset[str]:
+    """The KB's statement nodes (rdf:Statement, FactBench model nodes), by value."""
+    key = store.fingerprint()
+    if key not in _NODES:
+        _NODES.clear()
+        _NODES[key] = frozenset(row["node"].value for row in store.select("statement_nodes"))
+    return _NODES[key]

@@ -12,6 +12,7 @@ from conftest import FACTBENCH, need
 from factforge.evaluation.checkers import checker
 from factforge.evaluation.labelled import read_scenario
 from factforge.evaluation.reference_graph import scenario_reference
+from factforge.generators import positives
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.generators.writers import records as scenario_records
@@ -124,3 +125,25 @@ def test_factbench_r_states_no_test_fact_by_its_model_node(factbench_awards, tmp
     for record, features in zip(records, paths.features(records)):
         found[record["label"]].update(features)
     assert found[True] <= found[False], found
+
+
+def model_nodes(store) -> set[str]:
+    """The FactBench models' statement nodes, read off the store without the project's query: the
+    nodes that carry the model's dates (entities carry none)."""
+    return {q.subject.value for q in store.db.quads_for_pattern(None, NamedNode(FROM), None, None)}
+
+
+@pytest.mark.parametrize("ambiguous, transparency", [("random_walk", 0.0), ("lcwa", 0.0), ("random_walk", 1.0)])
+def test_factbench_statement_nodes_are_never_drawn_as_facts(factbench_awards, ambiguous, transparency):
+    """The loader adds each model's fact as a direct triple, and the model's node carries the same
+    predicate and object (``node dbo:award prize``), so the node is a subject of p too. It is no
+    entity: no true fact may have it as subject or object, and no false fact may use it."""
+    nodes = model_nodes(factbench_awards)
+    pairs = positives.kb_pairs(factbench_awards, AWARD)
+    assert {s for s, _ in pairs} & nodes, "no statement node is a subject of p: the test proves nothing"
+    ranked = positives.ranking(factbench_awards, ScenarioSpec(predicate=AWARD, seed=1)).facts
+    assert ranked and not {e for f in ranked for e in f.pair} & nodes
+    scenario = generate(factbench_awards, ScenarioSpec(predicate=AWARD, size=40, train_size=40, popularity="random",
+                                                       transparency=transparency, ambiguous=ambiguous, seed=1))
+    used = {e for item in scenario.facts for e in item.fact.pair}
+    assert not used & nodes, sorted(used & nodes)[:5]

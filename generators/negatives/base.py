@@ -23,6 +23,7 @@ from factforge.sparql.adjacency import Adjacency
 from factforge.sparql.store import Store
 
 from ..facts import Fact, Negative
+from ..restatements import statement_nodes
 from .kb_view import KBView
 from .ledger import Ledger
 from .nearness_memo import NearnessMemo
@@ -55,7 +56,7 @@ class NegativeContext:
     def build(cls, store: Store, spec: ScenarioSpec, adjacency: Adjacency, kb_pairs: set[tuple[str, str]],
               sorted_pairs: list[tuple[str, str]] | None = None) -> "NegativeContext":
         kb = KBView(store, adjacency, spec.predicate, kb_pairs, sorted_pairs)
-        return cls(spec, kb, TypeOracle(kb, spec.type_overlap), NearnessMemo(kb), Ledger())
+        return cls(spec, kb, TypeOracle(kb, spec.type_overlap), NearnessMemo(kb), Ledger(never=statement_nodes(store)))
 
     @property
     def predicate(self) -> str:
