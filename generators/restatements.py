@@ -28,15 +28,15 @@ def term_key(term) -> str:
     return str(term) if isinstance(term, Literal) else term.value
 
 
-def restatements(store: Store, triples: Iterable[tuple[str, str, str]]) -> set[tuple[str, str, str]]:
-    """Every triple of every statement node that states one of ``triples`` (those with a blank
-    node, which no query can name, are passed over)."""
+def restatements(store: Store, triples: Iterable[tuple[str, str | None, str]]) -> set[tuple[str, str, str]]:
+    """Every triple of every statement node that states one of ``triples``; a predicate None
+    stands for any (those with a blank node, which no query can name, are passed over)."""
     found = set()
-    for batch in batched(sorted(set(triples))):
+    for batch in batched(sorted(set(triples), key=lambda triple: tuple(x or "" for x in triple))):
         rows = []
         for triple in batch:
             try:
-                rows.append(tuple(iri(x) for x in triple))
+                rows.append(tuple(None if x is None else iri(x) for x in triple))
             except TermError:
                 continue
         found.update((term_key(row["a"]), row["q"].value, term_key(row["b"]))

@@ -147,3 +147,46 @@ def test_factbench_statement_nodes_are_never_drawn_as_facts(factbench_awards, am
                                                        transparency=transparency, ambiguous=ambiguous, seed=1))
     used = {e for item in scenario.facts for e in item.fact.pair}
     assert not used & nodes, sorted(used & nodes)[:5]
+
+
+# Ann is born in Mumbai (a true test fact), Bob not in Pune (a false one). Each pair is also linked
+# only through statement nodes, by other predicates and either way: a FactBench-style node (linked
+# to, with dates) and an rdf:Statement, with no direct triple beside them. Ann's node about Delhi
+# is no link between a test fact's ends and stays.
+NODES_KB = """@prefix ex: <http://example.org/> .
+@prefix dbo: <http://dbpedia.org/ontology/> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+ex:ann ex:born ex:mumbai . ex:bob ex:born ex:delhi . ex:cat ex:born ex:pune .
+ex:ann ex:stay ex:n1 . ex:n1 ex:residence ex:mumbai ; dbo:from "1900" .
+ex:st1 a rdf:Statement ; rdf:subject ex:mumbai ; rdf:predicate ex:native ; rdf:object ex:ann .
+ex:pune ex:guest ex:n2 . ex:n2 ex:visitor ex:bob ; dbo:from "1910" .
+ex:st2 a rdf:Statement ; rdf:subject ex:bob ; rdf:predicate ex:visited ; rdf:object ex:pune .
+ex:ann ex:stay ex:n3 . ex:n3 ex:residence ex:delhi ; dbo:from "1920" .
+"""
+
+
+@pytest.mark.parametrize("level", ["triple", "inverse", "pair"])
+def test_pair_level_removes_links_stated_only_by_a_statement_node(tmp_path, level):
+    """At level pair every link between a test fact's s and o leaves R, for true and false facts
+    alike: also one that only a statement node states (no direct triple). At the other levels
+    such a node stays (its link is no restatement of the fact itself)."""
+    from factforge.generators.facts import Fact
+    from factforge.generators.leakage import removed_triples
+    from conftest import store_from_text
+
+    ex = "http://example.org/"
+    store = store_from_text(tmp_path, "kb.ttl", NODES_KB)
+    born = ex + "born"
+    facts = [Fact(ex + "ann", born, ex + "mumbai"), Fact(ex + "bob", born, ex + "pune")]
+    kb_pairs = positives.kb_pairs(store, born)
+    removed = set(removed_triples(store, load_adjacency(store), facts, level, kb_pairs, born))
+    every = {(q.subject.value, q.predicate.value, str(q.object) if q.object.__class__.__name__ == "Literal"
+              else q.object.value) for q in store.db.quads_for_pattern(None, None, None, None)}
+
+    def triples_of(node: str) -> set:
+        return {t for t in every if ex + node in (t[0], t[2])}
+
+    between = ["n1", "st1", "n2", "st2"]
+    for node in between:
+        assert triples_of(node) <= removed if level == "pair" else not triples_of(node) & removed, (level, node)
+    assert not triples_of("n3") & removed
