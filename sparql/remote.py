@@ -44,6 +44,7 @@ class RowCapExceeded(StoreError):
 
 class EndpointStore(Store):
     kind = "endpoint"
+    stable_blank_ids = False
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
                  graphs: tuple[str, ...] | list[str] = (), page_size: int = PAGE_SIZE):
