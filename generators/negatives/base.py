@@ -129,6 +129,17 @@ class NegativeSampler:
         return None
 
 
+def fallback_section(negatives: list[Negative], kind: str, own: str, note: str) -> dict | None:
+    """A kind's summary section when it has a fallback: its false facts, how many its own way made
+    (``<own>_made``, ``<own>_share``) and how many the fallback (marked ``fallback`` in the answers)."""
+    made = [n for n in negatives if n.kind == kind]
+    if not made:
+        return None
+    fallback = sum(bool(n.detail.get("fallback")) for n in made)
+    return {"false_facts": len(made), f"{own}_made": len(made) - fallback, "fallback": fallback,
+            f"{own}_share": round((len(made) - fallback) / len(made), 4), "note": note}
+
+
 class ObjectBalance:
     """How many more false facts each object should get so that its count in the split says
     nothing of the label: its true facts in the split times (false facts / true facts), less its

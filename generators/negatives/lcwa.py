@@ -37,7 +37,7 @@ import numpy as np
 from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, ObjectBalance, round_robin
+from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
 
 EXTRA_BATCH = 500
 RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
@@ -132,14 +132,9 @@ class LocalClosedWorld(NegativeSampler):
     @classmethod
     def summarize(cls, negatives, spec, kinds, left_out) -> dict | None:
         """How many LCWA false facts came from s's neighbours; the rest are the range fallback's."""
-        made = [n for n in negatives if n.kind == cls.kind]
-        if not made:
-            return None
-        fallback = sum(bool(n.detail.get("fallback")) for n in made)
-        return {"false_facts": len(made), "neighbour_made": len(made) - fallback, "fallback": fallback,
-                "neighbour_share": round((len(made) - fallback) / len(made), 4),
-                "note": "fallback false facts take o' from the predicate's observed range (objects of its facts), "
-                        "type-consistent with o; no link of s led to o'"}
+        return fallback_section(negatives, cls.kind, "neighbour",
+                                "fallback false facts take o' from the predicate's observed range (objects of its "
+                                "facts), type-consistent with o; no link of s led to o'")
 
     @staticmethod
     def drift(negative: Negative) -> str | None:
