@@ -64,6 +64,11 @@ def print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
         print(f"  random walk: {walk['walk_made']} of {walk['false_facts']} false facts reached by a walk "
               f"({walk['walk_share']:.0%}); the other {walk['fallback']} are fallback re-pairings (objects of other "
               f"true facts), not walk-made")
+    lcwa = scenario.summary.get("lcwa")
+    if lcwa and lcwa["fallback"]:
+        print(f"  lcwa: {lcwa['neighbour_made']} of {lcwa['false_facts']} false facts from the subject's neighbours "
+              f"({lcwa['neighbour_share']:.0%}); the other {lcwa['fallback']} are fallback objects from the "
+              f"predicate's observed range")
     factbench = scenario.summary.get("factbench")
     if factbench:
         left = "".join(f"; left out {kind}: {why}" for kind, why in factbench["left_out"].items())

@@ -3,7 +3,8 @@
 * ``triple``: remove each true test fact (s, p, o).
 * ``inverse``: also (o, p, s) and (o, q, s) for every q that is an inverse of p, declared
   (``owl:inverseOf`` either way) or observed (at least half of p's facts have (o, q, s)).
-* ``pair``: also every direct link between s and o, either way, whatever the predicate.
+* ``pair``: also every direct link between s and o, either way, whatever the predicate, and
+  every statement node that links s and o by any predicate (with no direct triple beside it).
 
 What a level removes around a true test fact's (s, o) it removes around a false one's too: had
 only true facts lost their links, "s and o are linked in R" would tell a false fact (LCWA's
@@ -65,10 +66,13 @@ def removed_triples(store: Store, adjacency: Adjacency, test_facts: Iterable[Fac
             for q in [predicate, *inverses]:
                 if (q == predicate and (f.o, f.s) in kb_pairs) or (q != predicate and adjacency.has_link(f.o, q, f.s)):
                     removed.add((f.o, q, f.s))
+    stated = {f.triple for f in facts}
     if level == "pair":
         for f in facts:
             removed.update(adjacency.links_between(f.s, f.o))
-    removed |= restatements(store, removed | {f.triple for f in facts})
+        # a link between s and o that only a statement node states, by any predicate, either way
+        stated |= {(a, None, b) for f in facts for a, b in (f.pair, f.pair[::-1])}
+    removed |= restatements(store, removed | stated)
     return sorted(removed)
 
 

@@ -21,6 +21,7 @@ from factforge.sparql.store import Store
 
 from .facts import Fact
 from .random_state import stream
+from .restatements import statement_nodes
 from .spec import ScenarioSpec
 
 POOL_FACTOR = 4
@@ -99,7 +100,11 @@ def _table(store: Store, predicate: str, progress: bool):
     if key not in _TABLES:
         index, src, dst, popularity = fact_arrays(store, predicate, progress=progress)
         _TABLES.clear()
-        _TABLES[key] = (PairList(index.entities, src, dst), popularity, src != dst)
+        # A statement node is a subject of p where the store holds its model's fact as a direct
+        # triple too (FactBench): it is no entity, and never a true fact's end.
+        node = np.zeros(len(index.entities), dtype=bool)
+        node[[i for i in map(index.id, statement_nodes(store)) if i is not None]] = True
+        _TABLES[key] = (PairList(index.entities, src, dst), popularity, (src != dst) & ~node[src] & ~node[dst])
     return _TABLES[key]
 
 

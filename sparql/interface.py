@@ -23,6 +23,9 @@ class Store(ABC):
     """Read access to a KB by template; ``EmbeddedStore`` adds loading."""
 
     kind: str = "abstract"
+    # Whether a blank node keeps its id from one query to the next (a local store's do; an
+    # endpoint's answers label them afresh), so that a query's blank node can be matched later.
+    stable_blank_ids: bool = True
 
     # --- by template -----------------------------------------------------------------------
     def select(self, template: str, **params) -> Iterator[Row]:

@@ -47,6 +47,7 @@ class EndpointStore(Store):
     kind = "endpoint"
     #: pages start after the last key read (False: at the OFFSET of every row read; the older way, for comparison)
     keyset = True
+    stable_blank_ids = False
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
                  graphs: tuple[str, ...] | list[str] = (), page_size: int = PAGE_SIZE,

@@ -20,6 +20,7 @@ EMPTY_ON_DBPEDIA50 = {
     "negatives_factbench_date": "DBpedia50 has no reified, dated statements",
     "claim_date_statements": "DBpedia50 has no reified, dated statements",
     "restatements": "DBpedia50 has no statement nodes (tests/test_reference_statements.py: demo KB, FactBench)",
+    "statement_nodes": "DBpedia50 has no statement nodes (tests/test_reference_statements.py: FactBench)",
 }
 
 

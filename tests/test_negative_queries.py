@@ -108,7 +108,8 @@ def test_random_walk_candidates_follow_the_path_length(demo_kb_store, predicate,
 def test_every_sampled_false_fact_is_a_query_candidate(demo_kb_store, name, predicate):
     """What ``sample`` makes, whatever it drew, is in the query's answer for its sources (a
     false fact LCWA made around a true fact outside the list comes with that fact as its
-    source); a random walk's fallback is a re-pairing with the object of another true fact."""
+    source); a random walk's fallback is a re-pairing with the object of another true fact, and
+    LCWA's a candidate of its own source (side "range")."""
     sources = sources_of(demo_kb_store, DBO + predicate, SOURCES_OF_KIND.get(name, SOURCES))
     context = context_for(demo_kb_store, DBO + predicate, sources)
     maker = registry.sampler(name)
@@ -116,7 +117,7 @@ def test_every_sampled_false_fact_is_a_query_candidate(demo_kb_store, name, pred
     made_from = list(dict.fromkeys(sources + [n.source for n in made]))
     allowed = by_query(demo_kb_store, name, DBO + predicate, made_from)
     for negative in made:
-        if negative.detail.get("fallback"):
+        if negative.detail.get("fallback") and "object_from" in negative.detail:
             donor = negative.detail["object_from"]
             donors = made_from + [Fact(donor["subject"], DBO + predicate, donor["object"])]
             assert key(negative) in by_query(demo_kb_store, "random", DBO + predicate, donors), negative
@@ -150,3 +151,19 @@ def test_a_sampler_that_lets_kb_facts_through_is_caught(demo_kb_store, monkeypat
         extra |= by_numpy(demo_kb_store, name, DBO + p, chosen[p]) - honest[p]
     index = adjacency(demo_kb_store)
     assert extra and all(index.has_link(s, p, o) for _, (s, p, o), _, _ in extra)
+
+
+@pytest.mark.parametrize("predicate", ["capital", "birthPlace", "nationality"])
+def test_lcwa_candidates_include_the_range_fallback_and_the_query_gives_them(demo_kb_store, predicate):
+    """LCWA's fallback, (s, p, o') with o' from p's observed range (an object of some p-fact, not
+    s's own), is among the candidates, and the query gives the same ones (side "range", no via)."""
+    sources = sources_of(demo_kb_store, DBO + predicate)
+    numpy = by_numpy(demo_kb_store, "lcwa", DBO + predicate, sources)
+    fallback = {k for k in numpy if k[2] == "range"}
+    assert fallback, "no range candidate: the comparison would prove nothing"
+    pairs = positives.kb_pairs(demo_kb_store, DBO + predicate)
+    objects = {o for _, o in pairs}
+    for (source_s, _), (s, p, o), _, via in fallback:
+        assert via is None and s == source_s and p == DBO + predicate
+        assert o in objects and (s, o) not in pairs and s != o
+    assert numpy == by_query(demo_kb_store, "lcwa", DBO + predicate, sources)

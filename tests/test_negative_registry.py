@@ -74,7 +74,7 @@ def test_the_registry_holds_the_kinds_of_the_paper_and_of_factbench():
     assert set(registry.ambiguous_kinds()) == {"lcwa", "random_walk"}
     assert registry.factbench_kinds() == ("domain", "range", "domainrange", "property", "random", "date", "mix")
     assert registry.transparent().name == "random"
-    assert list(registry.sections()) == ["random_walk", "factbench"]
+    assert list(registry.sections()) == ["lcwa", "random_walk", "factbench"]
     for name, cls in registry.SAMPLERS.items():
         assert cls.name == name and cls.knob in {f.name for f in dataclasses.fields(ScenarioSpec)}
         assert cls.advice, name

@@ -12,6 +12,7 @@ from conftest import FACTBENCH, need
 from factforge.evaluation.checkers import checker
 from factforge.evaluation.labelled import read_scenario
 from factforge.evaluation.reference_graph import scenario_reference
+from factforge.generators import positives
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.generators.writers import records as scenario_records
@@ -124,3 +125,111 @@ def test_factbench_r_states_no_test_fact_by_its_model_node(factbench_awards, tmp
     for record, features in zip(records, paths.features(records)):
         found[record["label"]].update(features)
     assert found[True] <= found[False], found
+
+
+def model_nodes(store) -> set[str]:
+    """The FactBench models' statement nodes, read off the store without the project's query: the
+    nodes that carry the model's dates (entities carry none)."""
+    return {q.subject.value for q in store.db.quads_for_pattern(None, NamedNode(FROM), None, None)}
+
+
+@pytest.mark.parametrize("ambiguous, transparency", [("random_walk", 0.0), ("lcwa", 0.0), ("random_walk", 1.0)])
+def test_factbench_statement_nodes_are_never_drawn_as_facts(factbench_awards, ambiguous, transparency):
+    """The loader adds each model's fact as a direct triple, and the model's node carries the same
+    predicate and object (``node dbo:award prize``), so the node is a subject of p too. It is no
+    entity: no true fact may have it as subject or object, and no false fact may use it."""
+    nodes = model_nodes(factbench_awards)
+    pairs = positives.kb_pairs(factbench_awards, AWARD)
+    assert {s for s, _ in pairs} & nodes, "no statement node is a subject of p: the test proves nothing"
+    ranked = positives.ranking(factbench_awards, ScenarioSpec(predicate=AWARD, seed=1)).facts
+    assert ranked and not {e for f in ranked for e in f.pair} & nodes
+    scenario = generate(factbench_awards, ScenarioSpec(predicate=AWARD, size=40, train_size=40, popularity="random",
+                                                       transparency=transparency, ambiguous=ambiguous, seed=1))
+    used = {e for item in scenario.facts for e in item.fact.pair}
+    assert not used & nodes, sorted(used & nodes)[:5]
+
+
+# Ann is born in Mumbai (a true test fact), Bob not in Pune (a false one). Each pair is also linked
+# only through statement nodes, by other predicates and either way: a FactBench-style node (linked
+# to, with dates) and an rdf:Statement, with no direct triple beside them. Ann's node about Delhi
+# is no link between a test fact's ends and stays.
+NODES_KB = """@prefix ex: <http://example.org/> .
+@prefix dbo: <http://dbpedia.org/ontology/> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+ex:ann ex:born ex:mumbai . ex:bob ex:born ex:delhi . ex:cat ex:born ex:pune .
+ex:ann ex:stay ex:n1 . ex:n1 ex:residence ex:mumbai ; dbo:from "1900" .
+ex:st1 a rdf:Statement ; rdf:subject ex:mumbai ; rdf:predicate ex:native ; rdf:object ex:ann .
+ex:pune ex:guest ex:n2 . ex:n2 ex:visitor ex:bob ; dbo:from "1910" .
+ex:st2 a rdf:Statement ; rdf:subject ex:bob ; rdf:predicate ex:visited ; rdf:object ex:pune .
+ex:ann ex:stay ex:n3 . ex:n3 ex:residence ex:delhi ; dbo:from "1920" .
+"""
+
+
+@pytest.mark.parametrize("level", ["triple", "inverse", "pair"])
+def test_pair_level_removes_links_stated_only_by_a_statement_node(tmp_path, level):
+    """At level pair every link between a test fact's s and o leaves R, for true and false facts
+    alike: also one that only a statement node states (no direct triple). At the other levels
+    such a node stays (its link is no restatement of the fact itself)."""
+    from factforge.generators.facts import Fact
+    from factforge.generators.leakage import removed_triples
+    from conftest import store_from_text
+
+    ex = "http://example.org/"
+    store = store_from_text(tmp_path, "kb.ttl", NODES_KB)
+    born = ex + "born"
+    facts = [Fact(ex + "ann", born, ex + "mumbai"), Fact(ex + "bob", born, ex + "pune")]
+    kb_pairs = positives.kb_pairs(store, born)
+    removed = set(removed_triples(store, load_adjacency(store), facts, level, kb_pairs, born))
+    every = {(q.subject.value, q.predicate.value, str(q.object) if q.object.__class__.__name__ == "Literal"
+              else q.object.value) for q in store.db.quads_for_pattern(None, None, None, None)}
+
+    def triples_of(node: str) -> set:
+        return {t for t in every if ex + node in (t[0], t[2])}
+
+    between = ["n1", "st1", "n2", "st2"]
+    for node in between:
+        assert triples_of(node) <= removed if level == "pair" else not triples_of(node) & removed, (level, node)
+    assert not triples_of("n3") & removed
+
+
+BLANK_NODES_KB = """@prefix ex: <http://example.org/> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+ex:ann ex:born ex:mumbai . ex:bob ex:born ex:delhi . ex:cat ex:born ex:pune .
+[] a rdf:Statement ; rdf:subject ex:ann ; rdf:predicate ex:born ; rdf:object ex:mumbai ; ex:year "1900" .
+[] a rdf:Statement ; rdf:subject ex:bob ; rdf:predicate ex:born ; rdf:object ex:delhi ; ex:year "1910" .
+"""
+
+
+def test_blank_statement_nodes_behind_an_endpoint_are_an_error_not_a_leak(tmp_path):
+    """A blank statement node's id changes from one query to the next behind an endpoint, so R,
+    written by streaming the endpoint, cannot leave it out: the node would stay and state the test
+    fact again. That is a clear error naming the cause; in a local store, whose blank ids are
+    stable, the node leaves R."""
+    from io import BytesIO
+
+    from conftest import OxigraphServer
+    from factforge.generators.facts import Fact
+    from factforge.generators.leakage import removed_triples, write_reference
+    from factforge.sparql.interface import StoreError
+    from factforge.sparql.remote import EndpointStore
+
+    ex = "http://example.org/"
+    born, fact = ex + "born", Fact(ex + "ann", ex + "born", ex + "mumbai")
+    kb = tmp_path / "kb.ttl"
+    kb.write_text(BLANK_NODES_KB)
+    local = open_store(None)
+    load_files(local, [kb], progress=False)
+    removed = removed_triples(local, load_adjacency(local), [fact], "triple", positives.kb_pairs(local, born), born)
+    out = BytesIO()
+    write_reference(local, removed, out)
+    assert b'"1900"' not in out.getvalue() and b'"1910"' in out.getvalue()
+
+    (tmp_path / "served").mkdir()
+    server = OxigraphServer(tmp_path / "served", [(kb, None)])
+    try:
+        remote = EndpointStore(server.query_url)
+        with pytest.raises(StoreError, match="blank") as error:
+            removed_triples(remote, load_adjacency(remote), [fact], "triple", positives.kb_pairs(remote, born), born)
+        assert ex + "ann" in str(error.value) and "local store" in str(error.value)
+    finally:
+        server.stop()

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL
+from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, store_from_text
 from factforge.generators.positives import NotEnoughFacts
 from factforge.generators.scenario import Scenario, generate
 from factforge.generators.spec import ScenarioSpec, SpecError
@@ -439,11 +439,16 @@ def test_far_too_many_facts_says_how_many_there_are(dbpedia_store):
     assert caught.value.field == "size" and "size" in message
 
 
-def test_too_many_lcwa_false_facts_names_the_knob(dbpedia_store):
+def test_too_many_lcwa_false_facts_names_the_knob(tmp_path):
+    """Every subject speaks every language: no neighbour and no object of p's range gives a false
+    fact (LCWA's fallback draws from the range, so DBpedia50's teams no longer run short)."""
+    people, languages = ["a1", "a2", "a3", "a4"], ["l1", "l2", "l3"]
+    store = store_from_text(tmp_path, "kb.nt", "".join(f"<http://example.org/{s}> <http://example.org/speaks> "
+                                                       f"<http://example.org/{o}> .\n" for s in people for o in languages))
     with pytest.raises(NotEnoughFacts) as caught:
-        generate(dbpedia_store, ScenarioSpec(TEAM, size=400, transparency=0.0, ambiguous="lcwa", seed=1))
+        generate(store, ScenarioSpec("http://example.org/speaks", size=8, transparency=0.0, ambiguous="lcwa", seed=1))
     assert caught.value.field == "transparency"
-    assert re.search(r"made only \d+ of the 200 'lcwa' false facts", str(caught.value))
+    assert re.search(r"made only 0 of the 4 'lcwa' false facts", str(caught.value))
 
 
 @lru_cache(maxsize=None)

@@ -23,6 +23,7 @@ from factforge.sparql.adjacency import Adjacency
 from factforge.sparql.store import Store
 
 from ..facts import Fact, Negative
+from ..restatements import statement_nodes
 from .kb_view import KBView
 from .ledger import Ledger
 from .nearness_memo import NearnessMemo
@@ -55,7 +56,7 @@ class NegativeContext:
     def build(cls, store: Store, spec: ScenarioSpec, adjacency: Adjacency, kb_pairs: set[tuple[str, str]],
               sorted_pairs: list[tuple[str, str]] | None = None) -> "NegativeContext":
         kb = KBView(store, adjacency, spec.predicate, kb_pairs, sorted_pairs)
-        return cls(spec, kb, TypeOracle(kb, spec.type_overlap), NearnessMemo(kb), Ledger())
+        return cls(spec, kb, TypeOracle(kb, spec.type_overlap), NearnessMemo(kb), Ledger(never=statement_nodes(store)))
 
     @property
     def predicate(self) -> str:
@@ -126,6 +127,17 @@ class NegativeSampler:
         """This kind's section of the scenario summary; ``kinds`` and ``left_out``: the FactBench
         kinds made and why any of ``mix`` was left out."""
         return None
+
+
+def fallback_section(negatives: list[Negative], kind: str, own: str, note: str) -> dict | None:
+    """A kind's summary section when it has a fallback: its false facts, how many its own way made
+    (``<own>_made``, ``<own>_share``) and how many the fallback (marked ``fallback`` in the answers)."""
+    made = [n for n in negatives if n.kind == kind]
+    if not made:
+        return None
+    fallback = sum(bool(n.detail.get("fallback")) for n in made)
+    return {"false_facts": len(made), f"{own}_made": len(made) - fallback, "fallback": fallback,
+            f"{own}_share": round((len(made) - fallback) / len(made), 4), "note": note}
 
 
 class ObjectBalance:

@@ -74,6 +74,16 @@ class KBView:
             if pairs[i] not in exclude:
                 yield pairs[i]
 
+    def observed_range(self) -> tuple[list[str], np.ndarray]:
+        """The predicate's objects in the KB, in index order, with how many of its facts each is
+        the object of."""
+        index = self.adjacency
+        pid = index.pindex.get(self.predicate)
+        if pid is None:
+            return [], np.zeros(0, dtype=np.int64)
+        ids, counts = np.unique(index.dst[index.pred == pid], return_counts=True)
+        return [index.entities[i] for i in ids.tolist()], counts
+
     def objects_of(self, subject: str) -> list[str]:
         """The objects the KB gives ``subject`` for the predicate, read from the adjacency index."""
         index = self.adjacency

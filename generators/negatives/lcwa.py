@@ -12,6 +12,16 @@ the subject side s' must have p-facts of its own. Without that, "X died in Londo
 "X was born in London" false for a person whose birthplace the KB does not know at all; on
 DBpedia50, with a fifth of birthPlace held out, such candidates were often true (docs/performance.md).
 
+On a flat, Wikidata-style KB a subject's other neighbours are rarely of o's kind (a person's are
+occupations, awards, genres, not countries), and on CoDEx-S the neighbourhood gave no candidate at
+all for most relations. The brief's definition asks less: s has p-facts, p(s, o') is absent and o'
+is type-consistent with o. So where the neighbourhoods give too few, the rest take o' from p's
+observed range, the objects of p's facts in the KB (side ``range``, marked ``fallback`` in the
+answers; the summary's ``lcwa`` section gives the neighbour-made share, as random walk's gives
+the walk-made one). Objects owed to the set come first (``ObjectBalance``), then the others in an
+order weighted by how often p has them as object: drawn evenly from the distinct objects, a false
+object would mostly be a rare one, and popularity alone would tell it from a true one.
+
 The scenario pairs true and false facts: at c < 1 its first true facts are ones whose subject
 gives an object-side false fact (``productive``; see ``generators.scenario._paired``), so that a
 false fact's subject is a true fact's subject, with the same degree in the reference KB. Only when
@@ -22,16 +32,20 @@ from __future__ import annotations
 
 from itertools import islice
 
+import numpy as np
+
 from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, round_robin
+from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
 
 EXTRA_BATCH = 500
+RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
+FALLBACK = "o' from the predicate's observed range (objects of its facts), not from s's neighbours"
 
 
 class LocalClosedWorld(NegativeSampler):
-    name = kind = "lcwa"
+    name = kind = section = "lcwa"
     ambiguous = True
     advice = "raise transparency, lower size, lower type_overlap, or use ambiguous=random_walk"
     pairing_sides = ("object",)  # p(s, o') keeps the subject of a true p(s, o)
@@ -39,7 +53,8 @@ class LocalClosedWorld(NegativeSampler):
 
     def around(self, context: NegativeContext, source: Fact,
                sides: tuple[str, ...] = ("object", "subject")) -> list[Negative]:
-        """The LCWA false facts of one source, before the type check and ``acceptable``."""
+        """The LCWA false facts of one source, before the type check and ``acceptable``; the
+        side ``range`` gives the fallback's."""
         index = context.kb.adjacency
         p = index.pindex.get(context.predicate)
         found: list[Negative] = []
@@ -56,7 +71,12 @@ class LocalClosedWorld(NegativeSampler):
             for node, pred in zip(nodes[keep].tolist(), preds[keep].tolist()):
                 fact = Fact(index.entities[node], context.predicate, source.o)
                 found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
+        if "range" in sides:
+            found += [self._fallback_negative(context, source, o) for o in context.kb.observed_range()[0]]
         return found
+
+    def _fallback_negative(self, context: NegativeContext, source: Fact, o: str) -> Negative:
+        return Negative(Fact(source.s, context.predicate, o), self.name, source, {"side": "range", "fallback": FALLBACK})
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         chosen = self._from(context, sources, n, rng)
@@ -71,7 +91,50 @@ class LocalClosedWorld(NegativeSampler):
                 for negative in self._from(context, batch, n - len(chosen), rng):
                     negative.detail["source_outside_scenario"] = True
                     chosen.append(negative)
+        if len(chosen) < n:
+            chosen += self.fallback(context, sources, chosen, n - len(chosen), rng)
         return chosen
+
+    def fallback(self, context: NegativeContext, sources: list[Fact], chosen: list[Negative], n: int,
+                 rng) -> list[Negative]:
+        """Up to ``n`` false facts p(s, o') of the sources' subjects with o' from p's observed
+        range, type-consistent with o: objects owed to the set first, then the rest in a seeded
+        order weighted by their count as objects of p; offered a chunk per source at a time."""
+        objects, counts = context.kb.observed_range()
+        if not sources or not objects:
+            return []
+        context.types.load_types(set(objects) | {f.o for f in sources})
+        balance = ObjectBalance(context.ledger, sources, n + len(chosen))
+        for negative in chosen:
+            balance.owed[negative.fact.o] -= 1
+        not_owed = np.array([balance.owed[o] <= 0 for o in objects])
+        fitting: dict[frozenset, np.ndarray] = {}  # by a true object's types: the range objects that pass
+        orders = []
+        for source in sources:
+            key = context.types.types(source.o)
+            if key not in fitting:
+                fitting[key] = np.array([i for i, o in enumerate(objects)
+                                         if context.types.type_consistent(source.o, o, stand_in=True)], dtype=np.int64)
+            fits = fitting[key]
+            # sorted by an exponential key over the count: a weighted draw without replacement
+            weighted = rng.exponential(size=len(fits)) / counts[fits]
+            orders.append(fits[np.lexsort((weighted, not_owed[fits]))].tolist())
+        made: list[Negative] = []
+        for start in range(0, max(len(order) for order in orders), RANGE_CHUNK):
+            per_source = [[self._fallback_negative(context, source, objects[i]) for i in order[start:start + RANGE_CHUNK]]
+                          for source, order in zip(sources, orders)]
+            place = {id(negative): at for c in per_source for at, negative in enumerate(c)}
+            made += round_robin(per_source, n - len(made), context, rng, rank=lambda negative: place[id(negative)])
+            if len(made) >= n:
+                break
+        return made
+
+    @classmethod
+    def summarize(cls, negatives, spec, kinds, left_out) -> dict | None:
+        """How many LCWA false facts came from s's neighbours; the rest are the range fallback's."""
+        return fallback_section(negatives, cls.kind, "neighbour",
+                                "fallback false facts take o' from the predicate's observed range (objects of its "
+                                "facts), type-consistent with o; no link of s led to o'")
 
     @staticmethod
     def drift(negative: Negative) -> str | None:
@@ -83,8 +146,10 @@ class LocalClosedWorld(NegativeSampler):
         return [any(context.acceptable(neg.fact) for neg in c) for c in self._typed(context, sources, sides)]
 
     def candidates(self, context: NegativeContext, sources: list[Fact]) -> list[Negative]:
-        """What ``round_robin`` draws from: the type-consistent candidates that ``acceptable`` takes."""
-        return [neg for c in self._typed(context, sources) for neg in c if context.acceptable(neg.fact)]
+        """What ``round_robin`` draws from: the type-consistent candidates that ``acceptable`` takes,
+        the range fallback's included."""
+        return [neg for c in self._typed(context, sources, ("object", "subject", "range"))
+                for neg in c if context.acceptable(neg.fact)]
 
     def post_filter(self, context: NegativeContext, negative: Negative) -> bool:
         return _type_ok(context, negative) and context.post_filter(negative.fact)
@@ -103,7 +168,7 @@ class LocalClosedWorld(NegativeSampler):
 
 
 def _type_ok(context: NegativeContext, negative: Negative) -> bool:
-    if negative.detail["side"] == "object":
+    if negative.detail["side"] != "subject":  # object, or range: o' in place of o
         return context.types.type_consistent(negative.source.o, negative.fact.o, stand_in=True)
     # s' must look like s, and o like one of the objects s' already has: the object side asks the
     # same of o' (the source's o is a known object of s). Without it "born in London" passed for

@@ -11,6 +11,7 @@ from ..facts import Fact, Negative
 class Ledger:
     used: set[tuple] = field(default_factory=set)  # (s, p, o), and (s, p, o, start, end), already in the scenario
     forbidden: set[str] = field(default_factory=set)  # entities the split being made must not use
+    never: frozenset[str] = frozenset()  # what no false fact may use: the KB's statement nodes
     # False facts per subject so far: samplers prefer the least-used subjects, because a subject
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
     subject_uses: Counter = field(default_factory=Counter)
@@ -25,11 +26,11 @@ class Ledger:
         return self.split_made
 
     def allows(self, fact: Fact, *, dated: bool = False) -> bool:
-        """s != o, not in the scenario yet (a date corruption by its dates), and no entity the
-        split must avoid."""
+        """s != o, not in the scenario yet (a date corruption by its dates), no entity the split
+        must avoid, and no statement node."""
         if fact.s == fact.o or ((*fact.triple, fact.start, fact.end) if dated else fact.triple) in self.used:
             return False
-        return fact.s not in self.forbidden and fact.o not in self.forbidden
+        return not ({fact.s, fact.o} & self.forbidden or {fact.s, fact.o} & self.never)
 
     def take(self, negative: Negative) -> None:
         self.subject_uses[negative.fact.s] += 1

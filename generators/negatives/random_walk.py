@@ -23,7 +23,8 @@ import numpy as np
 from factforge.sparql.scan import unique
 
 from ..facts import Fact, Negative
-from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, round_robin, sorted_member
+from .base import (SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin,
+                   sorted_member)
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
@@ -164,14 +165,9 @@ class RandomWalk(NegativeSampler):
     def summarize(cls, negatives, spec, kinds, left_out) -> dict | None:
         """How many random-walk false facts a walk reached: where walks find too few, the rest are
         objects of other true facts (``fallback``), which a transparency of 0 does not make ambiguous."""
-        walked = [n for n in negatives if n.kind == cls.kind]
-        if not walked:
-            return None
-        fallback = sum(bool(n.detail.get("fallback")) for n in walked)
-        return {"false_facts": len(walked), "walk_made": len(walked) - fallback, "fallback": fallback,
-                "walk_share": round((len(walked) - fallback) / len(walked), 4),
-                "note": "fallback false facts re-pair the subject with the object of another true fact; "
-                        "no walk reached them, so they are not ambiguous the way walk-made ones are"}
+        return fallback_section(negatives, cls.kind, "walk",
+                                "fallback false facts re-pair the subject with the object of another true fact; "
+                                "no walk reached them, so they are not ambiguous the way walk-made ones are")
 
     def paths(self, context: NegativeContext, source: Fact, rng) -> list[tuple[int, ...]]:
         index = context.kb.adjacency
