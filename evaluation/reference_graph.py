@@ -13,38 +13,16 @@ from typing import Iterable
 
 import numpy as np
 
-from factforge.sparql.adjacency import Adjacency
-from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.store import Store
 
-from factforge.generators.leakage import kept_links as _keep_mask  # R is defined in one place
-from factforge.generators.restatements import restatements
+from factforge.generators.facts import Fact
+from factforge.generators.reference_kb import ReferenceKB
 
 from .labelled import LabelledError
 
 
-class Reference:
-    def __init__(self, index: Adjacency, removed: Iterable[tuple[str, str, str]] = (), *, store: Store | None = None,
-                 keep: np.ndarray | None = None):
-        self.index = index
-        self.store = store
-        self.removed = sorted(set(removed))
-        self.keep = _keep_mask(index, self.removed) if keep is None else keep
-
-    @classmethod
-    def of(cls, store: Store, removed: Iterable[tuple[str, str, str]] = ()) -> "Reference":
-        return cls(load_adjacency(store), removed, store=store)
-
-    def without(self, triples: Iterable[tuple[str, str, str]]) -> "Reference":
-        """R minus more triples (those absent from the KB are ignored), and minus the statement
-        nodes that state them again: a true train fact's node would be its own evidence."""
-        triples = set(triples)
-        if self.store is not None:
-            triples |= restatements(self.store, triples)
-        extra = _keep_mask(self.index, triples)
-        if extra.all():
-            return self
-        return Reference(self.index, self.removed, store=self.store, keep=self.keep & extra)
+class Reference(ReferenceKB):
+    """R (``generators.reference_kb``) with the arrays the checkers read it through."""
 
     # --- arrays -------------------------------------------------------------------------------
     @property
@@ -55,11 +33,6 @@ class Reference:
         """Entity ids, -1 for entities R does not know."""
         lookup = self.index.index
         return np.array([lookup.get(e, -1) for e in entities], dtype=np.int64)
-
-    @cached_property
-    def links(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(src, pred, dst) of every link in R."""
-        return self.index.src[self.keep], self.index.pred[self.keep], self.index.dst[self.keep]
 
     @cached_property
     def degree(self) -> np.ndarray:
@@ -103,10 +76,6 @@ def scenario_reference(files, store: Store) -> Reference:
     """R of a written scenario (``labelled.ScenarioFiles``): the removed triples are not written, so
     they are derived again, exactly as the generator did, from the test facts and the leakage
     level in the manifest. The store must hold the KB the scenario was made from."""
-    from factforge.generators import positives
-    from factforge.generators.facts import Fact
-    from factforge.generators.leakage import removed_triples
-
     made_from = files.manifest.get("kb_fingerprint")
     if made_from and made_from != store.fingerprint():
         raise LabelledError(f"--store: this KB ({store.fingerprint()}) is not the one {files.folder} was made from "
@@ -114,10 +83,7 @@ def scenario_reference(files, store: Store) -> Reference:
     spec = files.manifest.get("spec", {})
     predicate = spec.get("predicate") or files.test[0]["predicate"]
     test_facts = [Fact(r["subject"], r["predicate"], r["object"], r.get("start"), r.get("end")) for r in files.test]
-    index = load_adjacency(store)
-    removed = removed_triples(store, index, test_facts, spec.get("leakage", "triple"),
-                              positives.kb_pairs(store, predicate), predicate)
-    return Reference(index, removed, store=store)
+    return Reference.around(store, test_facts, spec.get("leakage", "triple"), predicate)
 
 
 def input_reference(files, store: Store) -> Reference:

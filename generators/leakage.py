@@ -1,4 +1,4 @@
-"""The reference KB R: the KB without the test facts, at a chosen leakage level.
+"""What the reference KB R lacks: the test facts, and what a chosen leakage level removes around them.
 
 * ``triple``: remove each true test fact (s, p, o).
 * ``inverse``: also (o, p, s) and (o, q, s) for every q that is an inverse of p, declared
@@ -14,23 +14,19 @@ p(s, o') comes from a link s -p'-> o') from a true one. A false fact itself is n
 At every level, a statement node that states a removed triple or a test fact again (an
 rdf:Statement, a FactBench model's node) goes with it, whole (``restatements``).
 
-R is never written into the original store: it is the original minus a list of triples, exported
-as N-Triples by streaming the store predicate by predicate and skipping the removed ones.
-``kept_links`` is R as a mask over the adjacency index, for the writers and checkers that read
-R from the index.
+R itself, the KB minus these triples as every writer and checker reads it, is ``reference_kb``'s
+``ReferenceKB``.
 """
 from __future__ import annotations
 
-from typing import IO, Iterable
-
-import numpy as np
+from typing import Iterable
 
 from factforge.sparql.adjacency import Adjacency
 from factforge.sparql.store import Store
 from factforge.sparql.terms import iri
 
 from .facts import Fact
-from .restatements import restatements, term_key
+from .restatements import restatements
 
 OBSERVED_INVERSE_SHARE = 0.5
 
@@ -78,36 +74,3 @@ def removed_triples(store: Store, adjacency: Adjacency, test_facts: Iterable[Fac
 
 def _in_kb(adjacency: Adjacency, fact: Fact, predicate: str, kb_pairs: set[tuple[str, str]]) -> bool:
     return fact.pair in kb_pairs if fact.p == predicate else adjacency.has_link(fact.s, fact.p, fact.o)
-
-
-def kept_links(index: Adjacency, triples: Iterable[tuple[str, str, str]]) -> np.ndarray:
-    """By link of the adjacency index: is it outside ``triples`` (triples absent from the index
-    are ignored)?"""
-    keep = np.ones(index.size, dtype=bool)
-    codes = []
-    n, m = len(index.entities), max(len(index.predicates), 1)
-    for s, p, o in triples:
-        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
-        if si is not None and pi is not None and oi is not None:
-            codes.append((si * m + pi) * n + oi)
-    if codes:
-        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
-        # predicates x 3 million entities.
-        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
-        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
-    return keep
-
-
-def write_reference(store: Store, removed: Iterable[tuple[str, str, str]], out: IO[bytes]) -> int:
-    """Write R as N-Triples, one line a distinct triple, sorted (reproducible bytes); returns its size."""
-    drop = set(removed)
-    lines = set()
-    for s, p, o in store.triples():
-        if (s.value, p.value, term_key(o)) not in drop:
-            lines.add(f"{s} {p} {o} .\n")
-    ordered = sorted(lines)
-    for start in range(0, len(ordered), 100_000):
-        out.write("".join(ordered[start:start + 100_000]).encode("utf-8"))
-    return len(ordered)
-
-

@@ -17,13 +17,14 @@ from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.store import Store
 from factforge.sparql.terms import iri
 
-from . import leakage, positives
+from . import positives
 from .fact_order import order_key
 from .facts import Fact, Negative
 from .negatives import NegativeContext, sampler
 from .negatives.registry import SAMPLERS, kept_in_kb, sections, transparent
 from .positives import NotEnoughFacts
 from .random_state import stream
+from .reference_kb import ReferenceKB
 from .spec import ScenarioSpec, SpecError
 
 #: the steps of ``generate``, in order; ``on_step`` is told each one as it ends (job progress)
@@ -59,6 +60,10 @@ class Scenario:
     @property
     def facts(self) -> list[LabelledFact]:
         return self.test + self.train
+
+    def reference(self, store: Store) -> ReferenceKB:
+        """R: the KB the scenario was made from (``store``) minus the removed triples."""
+        return ReferenceKB.of(store, self.removed)
 
     def header(self) -> dict:
         """What identifies the scenario inside data files: nothing about how facts were made."""
@@ -128,8 +133,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     test = _number("test", test_true, test_false, spec)
     train = _number("train", train_true, train_false, spec)
     answers = _answers(test + train, {n.fact: n for n in test_false + train_false}, clusters)
-    removed = leakage.removed_triples(store, index, test_true + [n.fact for n in test_false], spec.leakage, kb_pairs,
-                                        spec.predicate)
+    removed = ReferenceKB.around(store, test_true + [n.fact for n in test_false], spec.leakage, spec.predicate,
+                                 index=index, kb_pairs=kb_pairs).removed
     lap("reference")
     version = __version__
     fingerprint = store.fingerprint()

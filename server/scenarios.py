@@ -330,7 +330,7 @@ class ScenarioService:
     def reference(self, scenario_id: str) -> Path:
         """R as sorted N-Triples, written on first request (atomically, once). FileNotFoundError when
         the scenario was evicted meanwhile."""
-        from factforge.generators.leakage import write_reference
+        from factforge.generators.reference_kb import ReferenceKB
 
         folder = self.root / scenario_id
         path = folder / REFERENCE
@@ -354,7 +354,7 @@ class ScenarioService:
                                    (folder / REMOVED).read_text(encoding="utf-8").split("\n") if line]
                         partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
                         with open(partial, "wb") as out:
-                            write_reference(self.store, removed, out)
+                            ReferenceKB.of(self.store, removed).write_ntriples(out)
                         os.replace(partial, path)
                         self._bound()
                 finally:

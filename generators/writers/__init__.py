@@ -102,11 +102,9 @@ def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_f
     answers.write_bytes(answers_bytes(scenario))
     written.append(answers)
     if reference_from is not None:
-        from ..leakage import write_reference
-
         path = staging / "reference.nt"
         with open(path, "wb") as out:
-            write_reference(reference_from, scenario.removed, out)
+            scenario.reference(reference_from).write_ntriples(out)
         written.append(path)
     manifest = {**scenario.manifest(), **extra}
     manifest["files"] = {str(p.relative_to(staging)): _sha256(p) for p in sorted(set(written))}

@@ -1,8 +1,8 @@
 """The PyKEEN layout: a ``pykeen/`` folder of headerless TSV triples with full IRIs.
 
-* ``reference.tsv``: the reference KB R (the KB minus ``scenario.removed``), restricted to what a
-  KGE model trains on: links between entities by non-schema predicates, read from the KB's
-  adjacency index, sorted by (head, relation, tail).
+* ``reference.tsv``: the reference KB R (``scenario.reference``), restricted to what a KGE model
+  trains on: its links between entities by non-schema predicates (``ReferenceKB.links``), sorted
+  by (head, relation, tail).
 * ``train.tsv``, ``test.tsv``: the true facts of each split as ``head relation tail``, the PyKEEN
   convention (``TriplesFactory.from_path``); ``train.tsv`` is empty when there is no train split.
 * ``test_labelled.tsv`` (and ``train_labelled.tsv`` with a train split): every fact of the split,
@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from factforge.sparql.adjacency import adjacency as load_adjacency
-
-from ..leakage import kept_links
+from ..reference_kb import ReferenceKB
 
 from .base import FOLDER_WRITERS, FormatError, records
 
@@ -33,12 +31,10 @@ def _line(fields) -> str:
     return "\t".join(fields) + "\n"
 
 
-def write_reference_tsv(store, removed, out) -> int:
+def write_reference_tsv(reference: ReferenceKB, out) -> int:
     """Write R's entity links as TSV to the binary stream ``out``; return the number of rows."""
-    index = load_adjacency(store)
-    keep = kept_links(index, removed)
-    entities, predicates = index.entities, index.predicates
-    src, pred, dst = index.src[keep], index.pred[keep], index.dst[keep]
+    entities, predicates = reference.index.entities, reference.index.predicates
+    src, pred, dst = reference.links
     for lo in range(0, src.size, CHUNK):
         hi = lo + CHUNK
         out.write("".join(f"{entities[s]}\t{predicates[p]}\t{entities[o]}\n" for s, p, o in
@@ -69,7 +65,7 @@ def write(scenario, folder: Path, *, store=None) -> list[Path]:
     written = []
     reference = root / "reference.tsv"
     with open(reference, "wb") as out:
-        write_reference_tsv(store, scenario.removed, out)
+        write_reference_tsv(scenario.reference(store), out)
     written.append(reference)
     for split in ("train", "test"):
         path = root / f"{split}.tsv"

@@ -1,0 +1,169 @@
+"""The reference KB R as one object: the KB minus the triples removed around the test facts.
+
+What a leakage level removes is ``leakage``'s; this is R itself, the one object every reader of R
+takes: the scenario writers (``reference.nt``), the PyKEEN layout (``reference.tsv``), the
+checkers (``evaluation.reference_graph.Reference`` adds their arrays to it) and the claims'
+evidence dump. R is never written into the store; it is the KB and the sorted list of removed
+triples, seen two ways:
+
+* as entity links (``keep``, ``links``): the KB's adjacency index with a mask over its links, what
+  the checkers and the PyKEEN layout read;
+* as N-Triples (``write_ntriples``, ``line_numbers``): the KB's sorted dump (``sparql.sorted_dump``,
+  written once per KB) without the removed triples' lines, one distinct triple a line in code
+  point order.
+
+A removed triple is (subject, predicate, object) strings, an IRI or blank node by its value, a
+literal in N-Triples form (``restatements.term_key``).
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import IO, Iterable
+
+import numpy as np
+from pyoxigraph import BlankNode, NamedNode
+
+from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.sorted_dump import sorted_dump
+from factforge.sparql.store import Store
+
+from . import positives
+from .facts import Fact
+from .leakage import removed_triples
+from .restatements import restatements
+
+Triple = tuple[str, str, str]
+
+
+class ReferenceKB:
+    """R: ``index`` (the KB's adjacency index; read from ``store`` when None) minus ``removed``.
+    ``keep`` is the link mask when the caller has it already."""
+
+    def __init__(self, index: Adjacency | None, removed: Iterable[Triple] = (), *, store: Store | None = None,
+                 keep: np.ndarray | None = None):
+        if index is None and store is None:
+            raise ValueError("a reference KB needs the KB: its adjacency index or its store")
+        if index is not None:
+            self.index = index
+        self.store = store
+        self.removed = sorted(set(removed))
+        if keep is not None:
+            self.keep = keep
+
+    @classmethod
+    def of(cls, store: Store, removed: Iterable[Triple] = ()):
+        return cls(None, removed, store=store)
+
+    @classmethod
+    def around(cls, store: Store, test_facts: Iterable[Fact], level: str, predicate: str | None = None, *,
+               index: Adjacency | None = None, kb_pairs=None):
+        """R of a scenario: the KB minus what ``level`` removes around every test fact, true or false.
+        ``predicate`` is the scenario's (default: the first fact's)."""
+        facts = list(test_facts)
+        index = index if index is not None else load_adjacency(store)
+        predicate = predicate or (facts[0].p if facts else None)
+        if facts and kb_pairs is None:
+            kb_pairs = positives.kb_pairs(store, predicate)
+        return cls(index, removed_triples(store, index, facts, level, kb_pairs, predicate) if facts else (),
+                   store=store)
+
+    def without(self, triples: Iterable[Triple]):
+        """R minus more triples (those absent from the KB are ignored), and minus the statement
+        nodes that state them again: a true train fact's node would be its own evidence."""
+        triples = set(triples)
+        if self.store is not None:
+            triples |= restatements(self.store, triples)
+        extra = kept_links(self.index, triples)
+        if extra.all():
+            return self
+        return type(self)(self.index, self.removed, store=self.store, keep=self.keep & extra)
+
+    # --- as entity links ----------------------------------------------------------------------
+    @cached_property
+    def index(self) -> Adjacency:
+        return load_adjacency(self.store)
+
+    @cached_property
+    def keep(self) -> np.ndarray:
+        """By link of the adjacency index: is it in R?"""
+        return kept_links(self.index, self.removed)
+
+    @cached_property
+    def links(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(src, pred, dst) of every link in R, in the index's (src, pred, dst) order."""
+        return self.index.src[self.keep], self.index.pred[self.keep], self.index.dst[self.keep]
+
+    # --- as N-Triples -------------------------------------------------------------------------
+    def write_ntriples(self, out: IO[bytes]) -> int:
+        """Write R as N-Triples, one line a distinct triple, sorted (reproducible bytes); returns its size."""
+        return self._dump.write_without(self._removed_lines, out)
+
+    def line_numbers(self, triples: Iterable[Triple]) -> dict[Triple, int]:
+        """The 0-based line of each of ``triples`` (subject and predicate IRIs) in ``write_ntriples``'s
+        output, for those R holds."""
+        by_line = {_line(triple): triple for triple in set(triples)}
+        found = self._dump.find(by_line)
+        lines = sorted(found)
+        numbers = np.array([found[line] for line in lines], dtype=np.int64)
+        gone = np.isin(numbers, self._removed_lines)
+        # a line's number in R: its number in the KB's dump less the removed lines before it
+        numbers -= np.searchsorted(self._removed_lines, numbers)
+        return {by_line[line]: n for line, n, g in zip(lines, numbers.tolist(), gone.tolist()) if not g}
+
+    @cached_property
+    def _dump(self):
+        if self.store is None:
+            raise ValueError("R as N-Triples needs the store, not only its adjacency index")
+        return sorted_dump(self.store)
+
+    @cached_property
+    def _removed_lines(self) -> np.ndarray:
+        """The KB dump's lines of the removed triples, sorted. A removed triple's subject or object
+        value may name an IRI or a blank node: both lines go, as a value of either would."""
+        candidates = {line for triple in self.removed for line in _lines(triple)}
+        return np.unique(np.array(list(self._dump.find(candidates).values()), dtype=np.int64))
+
+
+def kept_links(index: Adjacency, triples: Iterable[Triple]) -> np.ndarray:
+    """By link of the adjacency index: is it outside ``triples`` (triples absent from the index
+    are ignored)?"""
+    keep = np.ones(index.size, dtype=bool)
+    codes = []
+    n, m = len(index.entities), max(len(index.predicates), 1)
+    for s, p, o in triples:
+        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
+        if si is not None and pi is not None and oi is not None:
+            codes.append((si * m + pi) * n + oi)
+    if codes:
+        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
+        # predicates x 3 million entities.
+        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
+        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
+    return keep
+
+
+def _line(triple: Triple) -> bytes:
+    """A triple's N-Triples line, subject and predicate IRIs; a literal object is held in its N-Triples form."""
+    s, p, o = triple
+    obj = o if o.startswith('"') else NamedNode(o)
+    return f"{NamedNode(s)} {NamedNode(p)} {obj} .\n".encode("utf-8")
+
+
+def _lines(triple: Triple) -> list[bytes]:
+    """Every line a removed triple may be in the dump: subject and object as an IRI or a blank node."""
+    s, p, o = triple
+    predicate = str(NamedNode(p))
+    subjects = _nodes(s)
+    objects = [o] if o.startswith('"') else _nodes(o)
+    return [f"{a} {predicate} {b} .\n".encode("utf-8") for a in subjects for b in objects]
+
+
+def _nodes(value: str) -> list[str]:
+    found = []
+    for kind in (NamedNode, BlankNode):
+        try:
+            found.append(str(kind(value)))
+        except ValueError:
+            pass
+    return found

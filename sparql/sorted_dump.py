@@ -1,0 +1,137 @@
+"""The KB as sorted N-Triples, built once per KB fingerprint: the text a reference KB R is cut from.
+
+R's dump (``reference.nt``, the claims' ``reference.sorted.nt``) is one distinct triple a line in
+code point order, so that the same KB and removals give the same bytes on any machine and a line
+number names a triple (the claims' evidence lines). Reading every triple out of the store and
+sorting the lines in Python is by far the slowest part of writing R on a big KB, and the result is
+the same for every R of one KB: so the KB's own sorted dump is written once into the statistics
+cache (``kb.sorted.nt``), with each line's start and a CRC-32 of each line (``kb.sorted.npz``).
+R is that file with the removed triples' lines left out: each removed triple's line is found by its
+CRC and checked byte for byte, and the rest of the file is copied as it is. A line's number in R
+is its number in the KB's dump minus the removed lines before it.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import tempfile
+import weakref
+import zlib
+from pathlib import Path
+from typing import IO, Iterable
+
+import numpy as np
+
+from .cache import StatsCache, write_npz
+from .store import Store
+
+TEXT, INDEX = "kb.sorted.nt", "kb.sorted.npz"
+BATCH = 100_000  # lines encoded and written at a time
+COPY = 64 << 20  # bytes of the dump handed to one write
+
+
+class SortedDump:
+    """A written dump and its line index: ``starts[i]`` is line i's first byte (``starts[-1]`` the
+    file's size); ``crcs`` holds the lines' CRC-32 in ascending order, ``crc_lines`` their line numbers."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / TEXT
+        with np.load(folder / INDEX) as data:
+            self.starts, self.crcs, self.crc_lines = data["starts"], data["crcs"], data["crc_lines"]
+        if self.path.stat().st_size != int(self.starts[-1]):
+            raise ValueError(f"{self.path} does not match its index")
+
+    def __len__(self) -> int:
+        return int(self.starts.size - 1)
+
+    def find(self, lines: Iterable[bytes]) -> dict[bytes, int]:
+        """The line number of each of ``lines`` (N-Triples lines with their newline) that the dump holds."""
+        wanted = sorted(set(lines))
+        if not wanted or not len(self):
+            return {}
+        crcs = np.array([zlib.crc32(line) for line in wanted], dtype=np.uint32)
+        lo, hi = np.searchsorted(self.crcs, crcs, "left"), np.searchsorted(self.crcs, crcs, "right")
+        found = {}
+        with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            for line, a, b in zip(wanted, lo.tolist(), hi.tolist()):
+                for number in self.crc_lines[a:b].tolist():  # almost always one: a CRC names few lines
+                    if text[self.starts[number]:self.starts[number + 1]] == line:
+                        found[line] = number
+                        break
+        return found
+
+    def write_without(self, skipped: Iterable[int], out: IO[bytes]) -> int:
+        """Write the dump without the lines numbered ``skipped``; return the number of lines written."""
+        skipped = np.unique(np.fromiter(skipped, dtype=np.int64))
+        if not len(self):
+            return 0
+        with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            view = memoryview(text)
+            try:
+                position = 0
+                for line in [*skipped.tolist(), len(self)]:
+                    end = int(self.starts[line])
+                    for at in range(position, end, COPY):
+                        out.write(view[at:min(at + COPY, end)])
+                    if line < len(self):
+                        position = int(self.starts[line + 1])
+            finally:
+                view.release()
+        return len(self) - int(skipped.size)
+
+
+def sorted_dump(store: Store) -> SortedDump:
+    """The KB's sorted dump, from the cache when this fingerprint has one, else written now: into
+    the cache, unless the KB has blank nodes (their labels are the store's own, and another load of
+    the same files, with the same fingerprint, has others) or the cache cannot be written; then into
+    a folder of its own that goes with the returned object."""
+    folder = StatsCache(store).root
+    try:
+        return SortedDump(folder)
+    except (OSError, ValueError, KeyError):
+        pass  # missing, or damaged: rebuilt, never trusted
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        own = Path(tempfile.mkdtemp(dir=folder, prefix=".dump-"))
+    except OSError:
+        own = Path(tempfile.mkdtemp(prefix="factforge-dump-"))
+    try:
+        blank = _build(store, own)
+        if not blank and own.parent == folder:
+            os.replace(own / TEXT, folder / TEXT)
+            os.replace(own / INDEX, folder / INDEX)  # last: a reader trusts the text once its index is there
+            shutil.rmtree(own, ignore_errors=True)
+            return SortedDump(folder)
+        dump = SortedDump(own)
+        weakref.finalize(dump, shutil.rmtree, own, True)
+        return dump
+    except BaseException:
+        shutil.rmtree(own, ignore_errors=True)
+        raise
+
+
+def _build(store: Store, folder: Path) -> bool:
+    """Write the dump and its index into ``folder``; return whether the KB has blank nodes."""
+    lines = {f"{s} {p} {o} .\n" for s, p, o in store.triples()}  # a triple in two graphs is one line
+    ordered = sorted(lines)
+    del lines
+    starts = np.zeros(len(ordered) + 1, dtype=np.int64)
+    crcs = np.zeros(len(ordered), dtype=np.uint32)
+    blank = False
+    with open(folder / TEXT, "wb") as out:
+        size = 0
+        for first in range(0, len(ordered), BATCH):
+            chunk = [line.encode("utf-8") for line in ordered[first:first + BATCH]]
+            lengths = np.fromiter(map(len, chunk), dtype=np.int64, count=len(chunk))
+            starts[first + 1:first + 1 + len(chunk)] = size + np.cumsum(lengths)
+            crcs[first:first + len(chunk)] = np.fromiter(map(zlib.crc32, chunk), dtype=np.uint32, count=len(chunk))
+            text = b"".join(chunk)
+            # a literal holding " _:" counts too: the dump is then not shared, which is only slower
+            blank = blank or text.startswith(b"_:") or b"\n_:" in text or b" _:" in text
+            out.write(text)
+            size += int(lengths.sum())
+    order = np.argsort(crcs, kind="stable")
+    line_type = np.int32 if len(ordered) < 2 ** 31 else np.int64
+    write_npz(folder / INDEX, starts=starts, crcs=crcs[order], crc_lines=order.astype(line_type))
+    return blank
