@@ -209,7 +209,8 @@ def test_blank_statement_nodes_behind_an_endpoint_are_an_error_not_a_leak(tmp_pa
 
     from conftest import OxigraphServer
     from factforge.generators.facts import Fact
-    from factforge.generators.leakage import removed_triples, write_reference
+    from factforge.generators.leakage import removed_triples
+    from factforge.generators.reference_kb import ReferenceKB
     from factforge.sparql.interface import StoreError
     from factforge.sparql.remote import EndpointStore
 
@@ -221,7 +222,7 @@ def test_blank_statement_nodes_behind_an_endpoint_are_an_error_not_a_leak(tmp_pa
     load_files(local, [kb], progress=False)
     removed = removed_triples(local, load_adjacency(local), [fact], "triple", positives.kb_pairs(local, born), born)
     out = BytesIO()
-    write_reference(local, removed, out)
+    ReferenceKB.of(local, removed).write_ntriples(out)
     assert b'"1900"' not in out.getvalue() and b'"1910"' in out.getvalue()
 
     (tmp_path / "served").mkdir()
