@@ -30,7 +30,7 @@ from factforge.sparql.store import Store
 from . import conjunction, multihop, temporal
 from .contradictions import ReferenceView, load_schema
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label, plan
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .records import jsonl, record
 from .reference_dump import DUMP, write_dump
@@ -128,15 +128,17 @@ def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> 
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
     evidence), so equal numbers from each keep the label counts and make "not" say nothing about
-    the label. ``kinds``: claims already of another kind (temporal), never negated."""
+    the label. All the claims of a subject are negated or none (``per_label_in_groups``): the
+    SUPPORTS and REFUTES claims of a subject's true and false fact stay of opposite labels.
+    ``kinds``: claims already of another kind (temporal), never negated."""
     if not options.negation:
         return [(c, kinds.get(c.item.id, "one-hop")) for c in claims]
-    counts, by_label = Counter(c.label for c in claims), defaultdict(list)
-    for c in claims:
-        if c.item.id not in kinds:
-            by_label[c.label].append(c)
-    chosen = {c.item.id for picked in per_label(counts, by_label, options.negation, options.seed, "negation").values()
-              for c in picked}
+    # a subject with a claim of another kind keeps all its claims plain: negating only some of a
+    # subject's claims changes how often its labels agree
+    held = {c.item.fact.s for c in claims if c.item.id in kinds}
+    chosen = per_label_in_groups(Counter(c.label for c in claims), [c for c in claims if c.item.fact.s not in held],
+                                 options.negation, options.seed, "negation", lambda c: FLIP[c.label],
+                                 lambda c: c.item.fact.s)
     return [(c, kinds.get(c.item.id, "negation" if c.item.id in chosen else "one-hop")) for c in claims]
 
 

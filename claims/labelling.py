@@ -84,6 +84,31 @@ def choose_plain(claims, share: float, seed: int, purpose: str, eligible) -> set
     return {c.item.id for chosen in per_label(counts, pools, share, seed, purpose).values() for c in chosen}
 
 
+def per_label_in_groups(counts, claims, share: float, seed: int, purpose: str, label_after, group) -> set[str]:
+    """The ids of claims to take the form ``purpose`` names, taken a whole ``group`` (e.g. every claim of
+    a subject) at a time, with as many of each label after the form (``label_after``) and at most the
+    share of the smallest label's count of each. A form that changes labels (negation) taken by one
+    claim of a group and not by another would make the group's labels agree more or less often than
+    the shares say, and a claim's label could be read off the others of its subject."""
+    groups: dict = {}
+    for c in claims:
+        groups.setdefault(group(c), []).append(c)
+    order = sorted(groups.items(), key=lambda kv: keyed_rank(seed, purpose, (kv[0], "", "")))
+    cap = int(share * min(counts[label] for label in LABELS) + 0.5)
+    while cap:
+        taken, got = [], dict.fromkeys(LABELS, 0)
+        for _, members in order:
+            adds = [label_after(c) for c in members]
+            if all(got[label] + adds.count(label) <= cap for label in LABELS):
+                taken += members
+                for label in adds:
+                    got[label] += 1
+        if len(set(got.values())) == 1:
+            return {c.item.id for c in taken}
+        cap = min(got.values())  # smaller than before: the loop ends
+    return set()
+
+
 def parse_shares(text: str) -> tuple[Fraction, Fraction, Fraction]:
     """``S,R,N`` as numbers or fractions (``1/3,1/3,1/3``, ``0.5,0.25,0.25``), normalized to sum 1."""
     parts = [p.strip() for p in str(text).split(",")]

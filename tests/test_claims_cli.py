@@ -191,3 +191,19 @@ def test_factbench_date_corruptions_become_temporal_claims(factbench_subset, tmp
             for (_, _, _, line), item in zip(claim["evidence"][0], items):
                 assert lines[line].startswith(f"<{item['s']}> <{item['p']}> ")
                 assert lines[line].endswith(f" {item['o']} .") or lines[line].endswith(f" <{item['o']}> .")
+
+
+@pytest.mark.parametrize("flags", [
+    # default claim settings
+    ["--predicate", "dbo:capital", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair"],
+    ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair"],
+    # negated claims in two languages: negating one of a subject's true/false pair made its two claims share a label
+    ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair",
+     "--lang", "en,de", "--negation", "0.3"],
+], ids=["capital", "birthPlace", "birthPlace-negated-en-de"])
+def test_our_claims_pass_the_claims_audit(demo_store, tmp_path, flags):
+    out = tmp_path / "scenario"
+    factforge("generate", "--store", demo_store, *flags, "--claims", "--out", out)
+    audited = factforge("audit", out / "claims" / "claims.jsonl", "--answers", out / "claims" / "answers.json",
+                        check=False)
+    assert audited.returncode == 0 and audited.stdout.startswith("ok:"), audited.stdout + audited.stderr

@@ -196,6 +196,20 @@ def test_negated_claims_come_in_symmetric_sets(store, tmp_path):
         assert claim["label"] == flipped
 
 
+def test_negation_takes_all_the_claims_of_a_subject_or_none(store, tmp_path):
+    """A subject's true fact in R and its false fact are a SUPPORTS and a REFUTES claim; negating one
+    of them alone gives the subject two claims of one label, which an audit that meets the subject
+    in another fold learns (the claims audit flagged our own negated claims so)."""
+    for seed in range(4):
+        _, claims, answers = read(make(store, tmp_path / f"c{seed}", count=12, negation=0.5, seed=seed))
+        kinds = defaultdict(set)
+        for claim in claims:
+            kinds[answers[str(claim["id"])]["subject"]].add(answers[str(claim["id"])]["kind"])
+        assert all(len(found) == 1 for found in kinds.values()), (seed, dict(kinds))
+        negated = Counter(c["label"] for c in claims if answers[str(c["id"])]["kind"] == "negation")
+        assert len(negated) == 3 and len(set(negated.values())) == 1, (seed, negated)
+
+
 def test_manifest_records_what_the_claims_depend_on(store, tmp_path):
     manifest = json.loads((make(store, tmp_path / "c") / "manifest.json").read_text())
     assert manifest["languages"] == ["en"] and manifest["seed"] == 0 and manifest["kb_fingerprint"] == store.fingerprint()
