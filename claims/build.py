@@ -3,7 +3,7 @@
 Files written into the output folder: ``claims.jsonl`` (FEVER records, every language, grouped by
 language), ``answers.json`` (how each claim was made), ``reference.sorted.nt`` (R, the KB the
 verifier gets, whose lines the evidence points at) and ``manifest.json`` (languages, shares,
-functionality sources, seed, KB fingerprint, sha256 of each file).
+functionality sources, seed, KB fingerprint, the claims audit's report, sha256 of each file).
 
 The claims' R is not the scenario's: a scenario takes every test fact out of R, so no test
 claim could be SUPPORTS. Here the true facts that become SUPPORTS stay in R; the others, and every
@@ -28,7 +28,9 @@ from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.store import Store
 
 from . import conjunction, multihop, temporal
+from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
+from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
 from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
@@ -309,6 +311,10 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                       "kept_back_for_evidence": kept_back},
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }
+    # every claims set is audited as `factforge audit` would audit it, with the claims' seed
+    manifest["audit"] = audit_claims(read_claims(folder / "claims.jsonl"), answers=read_answers(folder / "answers.json"),
+                                     seed=options.seed, source={"path": "claims.jsonl", "format": "fever",
+                                                                "answers": "answers.json"})
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}
     (folder / "manifest.json").write_bytes(json_bytes(manifest))
     return manifest
