@@ -37,7 +37,7 @@ from .names import LOCAL, NamesError, factbench_names, kb_names
 from .records import jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
-from .verbalize import conjoin, granularities, say
+from .verbalize import conjoin, granularities, say, template_slots
 
 KINDS = ("one-hop", "negation", "conjunction", "temporal", "multi-hop")
 
@@ -255,6 +255,7 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
     allowed = granularities(c.base.item.fact for c in claims)
+    slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), options.seed)
     source_answers = source.answers or {}
     records, answers = [], {}
     evidence_ids = iter(range(1, 1 << 62))
@@ -263,9 +264,10 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
             fact = c.base.item.fact
             if c.path:  # the path's middle is the fact's object, left unnamed; its dates are not the path's
                 said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
-                           hop=c.path[1:])
+                           hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
-                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed)
+                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed,
+                           slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
                 other = say(Fact(*c.companion), lang, names, seed=options.seed, negated=False, allowed=allowed)

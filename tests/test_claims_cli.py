@@ -146,7 +146,8 @@ def test_factbench_facts_become_claims_in_english_german_and_french(factbench_su
     claims, answers = read_claims(out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert sorted(manifest["audit"]["languages"]) == ["de", "en", "fr"] and manifest["audit"]["seed"] == 0
-    assert "\n  claims audit " in made.stdout and "same label in" in made.stdout
+    assert not manifest["audit"]["flagged"], manifest["audit"]["reasons"]
+    assert "\n  claims audit ok: 450 claims" in made.stdout and "same label in" in made.stdout
     by_lang = {lang: [c for c in claims if c["lang"] == lang] for lang in ("en", "de", "fr")}
     assert len(by_lang["en"]) == len(by_lang["de"]) == len(by_lang["fr"]) == manifest["claims"]["per_language"] > 0
     assert Counter(c["label"] for c in by_lang["en"]) == {"SUPPORTS": 50, "REFUTES": 50, "NOT ENOUGH INFO": 50}
