@@ -17,7 +17,11 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
   answers name, else the claim's entity-like spans, ``audit_text.entity_spans``), each against the
   majority-class share. The TF-IDF weights are fit on all claims of the language (they use no
   labels); above ``BASELINE_CLAIMS`` claims a language's baselines use a seeded stratified sample
-  of that many (said so in the report);
+  of that many (said so in the report). When the answers or the records name each claim's subject,
+  the folds are grouped by subject and each is fit without the claims made with its held-out ones,
+  as in the scenario audit (``_cross_validated`` says why);
+* **subjects**: how often two claims of one subject share a label, against chance (a model that
+  remembers a subject's label from training gains the difference);
 * **negation**: the share of claims with a negation cue, per label;
 * **dates**: per label, the share of claims that give a date, and of those, the shares that give a day,
   a month or a year only.
@@ -29,6 +33,8 @@ Flags (each stated in the report's ``thresholds``):
 * an n-gram in at least ``min_claims`` claims (10, or 0.5% of the language's claims if more) has an
   nPMI above ``npmi_threshold`` (0.3) with a label: e.g. a word in half of one label's claims and in
   no other's, when the three labels are balanced, reaches 0.61;
+* two claims of one subject share a label more often than at random by more than ``gap_threshold``
+  and three standard errors;
 * the negation-cue share, or the day-level share of dated claims, differs between two labels by more
   than ``gap_threshold`` (0.1) and by more than three standard errors of that difference (so a
   handful of claims cannot trip it).
@@ -76,6 +82,8 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
                        "npmi_min_claims": f"max({MIN_CLAIMS}, {MIN_CLAIMS_SHARE:.1%} of a language's claims)",
                        "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS},
         "seed": seed, "folds": FOLDS,
+        "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
+                       "fold is fit without the claims that share a rarely named entity with its held-out ones",
         **({"source": source} if source else {}),
         "claims": {"total": len(claims), "labels": _label_counts(claims),
                    "languages": {lang: len(group) for lang, group in sorted(by_lang.items())},
@@ -102,6 +110,7 @@ def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int) ->
     result = {"claims": len(claims), "labels": _label_counts(claims), "min_claims": min_claims,
               "ngrams": {str(n): _ngram_stats(grams[n], labels, min_claims) for n in (1, 2)}}
     result["baselines"] = _baselines(claims, grams, answers, lang, seed)
+    result["subjects"] = _subject_agreement(claims, answers)
     result["negation"] = _negation(claims, tokens, lang)
     result["dates"] = _dates(claims, lang)
     return result
@@ -155,22 +164,23 @@ def _row(gram, label, occ, docs, gram_occ, gram_docs, lmi, row, i, label_claims,
 # --- baselines ----------------------------------------------------------------------------------
 def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed: int) -> dict:
     y = np.array([c.label for c in claims])
+    facts = _facts(claims, answers)
     text = [g1 + g2 for g1, g2 in zip(grams[1], grams[2])]
-    results = {"claim_only": _cross_validated(text.__getitem__, y, seed, tfidf=True)}
+    results = {"claim_only": _cross_validated(text.__getitem__, y, seed, tfidf=True, facts=facts)}
     templates = [_answer(c, answers, "template_id", "template") for c in claims]
     if any(t is not None for t in templates):
-        results["template_only"] = _cross_validated(lambda i: [f"t={templates[i]}"], y, seed)
+        results["template_only"] = _cross_validated(lambda i: [f"t={templates[i]}"], y, seed, facts=facts)
     else:
         results["template_only"] = {"accuracy": None, "skipped": "no template id in the answers or the records"}
     named = [_entities(c, answers) for c in claims] if answers or any(c.extra for c in claims) else []
     if any(named):
-        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in named[i]], y, seed),
+        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in named[i]], y, seed, facts=facts),
                                   "entities": "named by the answers or the records"}
     else:
         def spans(i):  # only for the claims the baseline uses (a sample of a large language)
             return [f"e={s}" for s in audit_text.entity_spans(claims[i].claim, lang)]
 
-        results["entity_only"] = {**_cross_validated(spans, y, seed),
+        results["entity_only"] = {**_cross_validated(spans, y, seed, facts=facts),
                                   "entities": "entity-like spans of the claim (the rest masked)"}
     return results
 
@@ -195,11 +205,33 @@ def _entities(claim: Claim, answers: dict) -> list[str]:
     return found
 
 
-def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False) -> dict:
-    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i)."""
+def _facts(claims: list[Claim], answers: dict) -> list[dict] | None:
+    """The (subject, predicate, object) each claim is about, when the answers or the records name every
+    claim's subject (an object they do not name is the claim's own)."""
+    facts = []
+    for i, claim in enumerate(claims):
+        subject = _answer(claim, answers, "subject")
+        if subject is None:
+            return None
+        facts.append({"subject": subject, "predicate": _answer(claim, answers, "predicate") or "",
+                      "object": _answer(claim, answers, "object") or f"\0claim {i}"})
+    return facts
+
+
+def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False, facts: list[dict] | None = None) -> dict:
+    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i).
+
+    With ``facts`` the folds are those of the scenario audit (``evaluation.scoring``): grouped by
+    subject, each fit without the claims made with its held-out ones (sharing an entity few claims
+    name). A subject's true and false facts are a SUPPORTS and a REFUTES claim (or two NOT ENOUGH INFO
+    ones, when the true fact left R): split over folds, each teaches the model its partner's subject
+    with the other label, and scores fall below chance or above it with nothing in the claims to learn.
+    Whether a subject's claims agree in label more than chance is ``_subject_agreement``'s question."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import SGDClassifier
-    from sklearn.model_selection import StratifiedKFold, train_test_split
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold, train_test_split
+
+    from factforge.evaluation.scoring import pairs_of
 
     counts = Counter(y.tolist())
     majority = max(counts.values()) / len(y)
@@ -217,6 +249,12 @@ def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False)
         index = np.sort(index)
         result["sampled"] = int(index.size)
     folds = min(FOLDS, min(Counter(y[index].tolist()).values()))
+    if facts is not None:
+        sample = [facts[i] for i in index]
+        groups = [f["subject"] for f in sample]
+        folds = min(folds, len(set(groups)))
+        if folds < 2:
+            return {**result, "accuracy": None, "skipped": "fewer than 2 subjects"}
     # a feature of one claim only cannot carry over to another fold
     vectorizer = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=2) if tfidf else \
         TfidfVectorizer(analyzer=_identity, use_idf=False, norm=None, min_df=2)
@@ -226,8 +264,17 @@ def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False)
         return {**result, "accuracy": None, "skipped": "no features"}
     target = y[index]
     predicted = np.empty(target.size, dtype=object)
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train, test in splitter.split(np.zeros(target.size), target):
+    if facts is None:
+        split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
+    else:
+        split = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed).split(
+            np.zeros(target.size), target, groups)
+        partners = pairs_of(sample)
+    for train, test in split:
+        if facts is not None:
+            held = set().union(*(partners[i] for i in test.tolist()))
+            kept_apart = np.array([i for i in train.tolist() if i not in held], dtype=np.int64)
+            train = kept_apart if kept_apart.size else train
         if len(set(target[train].tolist())) < 2:
             predicted[test] = target[train][0]
             continue
@@ -237,11 +284,36 @@ def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False)
     sample_majority = max(Counter(target.tolist()).values()) / target.size
     accuracy = float(np.mean(predicted == target))
     return {**result, "majority": round(sample_majority, DIGITS), "accuracy": round(accuracy, DIGITS),
-            "lift": round(accuracy - sample_majority, DIGITS), "folds": folds}
+            "lift": round(accuracy - sample_majority, DIGITS), "folds": folds,
+            "folds_grouped_by": "subject" if facts is not None else None}
 
 
 def _identity(doc):
     return doc
+
+
+# --- claims of one subject ---------------------------------------------------------------------
+def _subject_agreement(claims: list[Claim], answers: dict) -> dict:
+    """How often two claims of one subject have the same label, against how often two claims drawn at
+    random from the subjects with two claims or more would: a model that meets a subject in training
+    and predicts its label again gains what the first exceeds the second by."""
+    labels_of: dict[str, list[str]] = {}
+    for claim in claims:
+        subject = _answer(claim, answers, "subject")
+        if subject is None:
+            return {"skipped": "the answers or the records name no subject for some claims"}
+        labels_of.setdefault(subject, []).append(claim.label)
+    shared = [labels for labels in labels_of.values() if len(labels) > 1]
+    pairs = sum(len(labels) * (len(labels) - 1) // 2 for labels in shared)
+    if not pairs:
+        return {"skipped": "no subject has two claims"}
+    same = sum(n * (n - 1) // 2 for labels in shared for n in Counter(labels).values())
+    counts = Counter(label for labels in shared for label in labels)
+    total = sum(counts.values())
+    expected = sum(n * (n - 1) for n in counts.values()) / (total * (total - 1))
+    return {"subjects": len(shared), "pairs": pairs, "same_label": round(same / pairs, DIGITS),
+            "expected": round(expected, DIGITS),
+            "standard_error": round(math.sqrt(expected * (1 - expected) / pairs), DIGITS)}
 
 
 # --- negation and dates -------------------------------------------------------------------------
@@ -311,6 +383,13 @@ def _reasons(report: dict, lift: float, npmi: float, gap: float) -> list[str]:
                                    f"nPMI {row['npmi']:.3f} with {row['label']} (flag above {npmi:g} for n-grams "
                                    f"in at least {result['min_claims']} claims)")
                     break  # the strongest one names the problem; the report lists the rest
+        agreement = result["subjects"]
+        if "same_label" in agreement and _beyond(
+                {"difference": agreement["same_label"] - agreement["expected"],
+                 "standard_error": agreement["standard_error"]}, gap):
+            reasons.append(f"[{lang}] {agreement['same_label']:.0%} of the {agreement['pairs']} pairs of claims of "
+                           f"one subject share a label, against {agreement['expected']:.0%} at random (flag above "
+                           f"a {gap:g} difference and {GAP_STANDARD_ERRORS:g} standard errors)")
         negation = result["negation"].get("gap")
         if _beyond(negation, gap):
             reasons.append(f"[{lang}] negation cues: {result['negation']['share'][negation['high']]:.0%} of "
@@ -357,6 +436,10 @@ def summary_lines(report: dict) -> list[str]:
                 top = stats["strongest"][0]
                 lines.append(f"    strongest {n}-gram {top['ngram']!r}: nPMI {top['npmi']:+.2f} with {top['label']} "
                              f"({top['claims_with_ngram']} claims)")
+        agreement = result["subjects"]
+        if "same_label" in agreement:
+            lines.append(f"    same label in {agreement['same_label']:.0%} of {agreement['pairs']} pairs of claims of one "
+                         f"subject ({agreement['expected']:.0%} at random)")
         negation = result["negation"]
         if "share" in negation:
             lines.append("    negation cues " + ", ".join(f"{k} {v:.0%}" for k, v in negation["share"].items()))

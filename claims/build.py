@@ -3,7 +3,7 @@
 Files written into the output folder: ``claims.jsonl`` (FEVER records, every language, grouped by
 language), ``answers.json`` (how each claim was made), ``reference.sorted.nt`` (R, the KB the
 verifier gets, whose lines the evidence points at) and ``manifest.json`` (languages, shares,
-functionality sources, seed, KB fingerprint, sha256 of each file).
+functionality sources, seed, KB fingerprint, the claims audit's report, sha256 of each file).
 
 The claims' R is not the scenario's: a scenario takes every test fact out of R, so no test
 claim could be SUPPORTS. Here the true facts that become SUPPORTS stay in R; the others, and every
@@ -28,14 +28,16 @@ from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.store import Store
 
 from . import conjunction, multihop, temporal
+from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
+from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label, plan
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .records import jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
-from .verbalize import conjoin, granularities, say
+from .verbalize import conjoin, granularities, say, template_slots
 
 KINDS = ("one-hop", "negation", "conjunction", "temporal", "multi-hop")
 
@@ -128,15 +130,17 @@ def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> 
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
     evidence), so equal numbers from each keep the label counts and make "not" say nothing about
-    the label. ``kinds``: claims already of another kind (temporal), never negated."""
+    the label. All the claims of a subject are negated or none (``per_label_in_groups``): the
+    SUPPORTS and REFUTES claims of a subject's true and false fact stay of opposite labels.
+    ``kinds``: claims already of another kind (temporal), never negated."""
     if not options.negation:
         return [(c, kinds.get(c.item.id, "one-hop")) for c in claims]
-    counts, by_label = Counter(c.label for c in claims), defaultdict(list)
-    for c in claims:
-        if c.item.id not in kinds:
-            by_label[c.label].append(c)
-    chosen = {c.item.id for picked in per_label(counts, by_label, options.negation, options.seed, "negation").values()
-              for c in picked}
+    # a subject with a claim of another kind keeps all its claims plain: negating only some of a
+    # subject's claims changes how often its labels agree
+    held = {c.item.fact.s for c in claims if c.item.id in kinds}
+    chosen = per_label_in_groups(Counter(c.label for c in claims), [c for c in claims if c.item.fact.s not in held],
+                                 options.negation, options.seed, "negation", lambda c: FLIP[c.label],
+                                 lambda c: c.item.fact.s)
     return [(c, kinds.get(c.item.id, "negation" if c.item.id in chosen else "one-hop")) for c in claims]
 
 
@@ -251,6 +255,7 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
     allowed = granularities(c.base.item.fact for c in claims)
+    slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), options.seed)
     source_answers = source.answers or {}
     records, answers = [], {}
     evidence_ids = iter(range(1, 1 << 62))
@@ -259,9 +264,10 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
             fact = c.base.item.fact
             if c.path:  # the path's middle is the fact's object, left unnamed; its dates are not the path's
                 said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
-                           hop=c.path[1:])
+                           hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
-                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed)
+                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed,
+                           slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
                 other = say(Fact(*c.companion), lang, names, seed=options.seed, negated=False, allowed=allowed)
@@ -307,6 +313,10 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                       "kept_back_for_evidence": kept_back},
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }
+    # every claims set is audited as `factforge audit` would audit it, with the claims' seed
+    manifest["audit"] = audit_claims(read_claims(folder / "claims.jsonl"), answers=read_answers(folder / "answers.json"),
+                                     seed=options.seed, source={"path": "claims.jsonl", "format": "fever",
+                                                                "answers": "answers.json"})
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}
     (folder / "manifest.json").write_bytes(json_bytes(manifest))
     return manifest

@@ -7,8 +7,13 @@ around its (subject, object) is removed too, as for a true fact. Facts a claim s
 stay in R as the KB has them.
 
 Left out, and counted: a true fact that R would contradict (the KB disagrees with itself, e.g.
-two objects of an observed-functional predicate), and a false fact whose triple is in the KB (a
-FactBench date corruption: the claim would need dates to be false).
+two objects of an observed-functional predicate), a false fact whose triple is in the KB (a
+FactBench date corruption: the claim would need dates to be false), and a false fact of a predicate
+no true fact has (FactBench's ``wrong/property`` models: R has nothing of that predicate to refute
+them, so all would be NOT ENOUGH INFO, and the predicate's wording alone would say so), and every
+false fact of a (subject, predicate) after the first in the seeded order (FactBench writes several
+wrong models of one true fact: all REFUTES while the true fact is in R, all NOT ENOUGH INFO once it
+left, so a subject's claims would share a label far more often than at random).
 
 Taking a true fact out of R can take a false fact's only evidence with it (an LCWA or re-paired
 false fact p(s, o') is refuted by the true p(s, o) of a functional p): that false fact is then NOT
@@ -84,6 +89,31 @@ def choose_plain(claims, share: float, seed: int, purpose: str, eligible) -> set
     return {c.item.id for chosen in per_label(counts, pools, share, seed, purpose).values() for c in chosen}
 
 
+def per_label_in_groups(counts, claims, share: float, seed: int, purpose: str, label_after, group) -> set[str]:
+    """The ids of claims to take the form ``purpose`` names, taken a whole ``group`` (e.g. every claim of
+    a subject) at a time, with as many of each label after the form (``label_after``) and at most the
+    share of the smallest label's count of each. A form that changes labels (negation) taken by one
+    claim of a group and not by another would make the group's labels agree more or less often than
+    the shares say, and a claim's label could be read off the others of its subject."""
+    groups: dict = {}
+    for c in claims:
+        groups.setdefault(group(c), []).append(c)
+    order = sorted(groups.items(), key=lambda kv: keyed_rank(seed, purpose, (kv[0], "", "")))
+    cap = int(share * min(counts[label] for label in LABELS) + 0.5)
+    while cap:
+        taken, got = [], dict.fromkeys(LABELS, 0)
+        for _, members in order:
+            adds = [label_after(c) for c in members]
+            if all(got[label] + adds.count(label) <= cap for label in LABELS):
+                taken += members
+                for label in adds:
+                    got[label] += 1
+        if len(set(got.values())) == 1:
+            return {c.item.id for c in taken}
+        cap = min(got.values())  # smaller than before: the loop ends
+    return set()
+
+
 def parse_shares(text: str) -> tuple[Fraction, Fraction, Fraction]:
     """``S,R,N`` as numbers or fractions (``1/3,1/3,1/3``, ``0.5,0.25,0.25``), normalized to sum 1."""
     parts = [p.strip() for p in str(text).split(",")]
@@ -114,10 +144,19 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     key = order_key(seed)
     ordered = sorted(items, key=lambda i: key(i.fact))
     reference.load_types(e for i in items for e in i.fact.pair)  # one query a batch, not one a fact
-    left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0}
+    left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0, "false_of_a_predicate_without_true_facts": 0,
+                "false_beyond_one_per_subject": 0}
     outside, inside, false_items = [], [], []
     evidence: dict[str, list] = {}
+    said_true = {i.fact.p for i in items if i.truth}
+    said_false = set()  # (subject, predicate) of the false facts kept
     for item in ordered:
+        if not item.truth and item.fact.p not in said_true:
+            left_out["false_of_a_predicate_without_true_facts"] += 1
+            continue
+        if not item.truth and (item.fact.s, item.fact.p) in said_false and not reference.has(item.fact.triple):
+            left_out["false_beyond_one_per_subject"] += 1
+            continue
         found = reference.contradictions(item.fact)
         in_kb = reference.has(item.fact.triple)
         if item.truth and found:
@@ -129,6 +168,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         else:
             evidence[item.id] = found
             false_items.append(item)
+            said_false.add((item.fact.s, item.fact.p))
     leaving = outside + inside  # the order in which true facts leave R
     # when each false fact loses its last evidence set: the number of true facts out of R by then
     by_pair: dict[frozenset, list[int]] = {}

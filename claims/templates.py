@@ -58,12 +58,14 @@ class Language:
     predicates: dict[str, tuple[Template, ...]]
     generic: tuple[Template, ...]
 
-    def choose(self, seed: int, subject: str, predicate: str) -> tuple[Template, bool]:
+    def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None) -> tuple[Template, bool]:
         """(template, generic?): chosen by (subject, predicate) only, so a true claim and a false one
-        about the same subject and predicate are worded alike."""
+        about the same subject and predicate are worded alike: the ``slot`` dealt to it, else a hash."""
         own = self.predicates.get(predicate)
         options = own or self.generic
-        return options[keyed_index(seed, f"template/{self.lang}", subject, predicate, len(options))], not own
+        index = slot % len(options) if slot is not None else \
+            keyed_index(seed, f"template/{self.lang}", subject, predicate, len(options))
+        return options[index], not own
 
 
 def available() -> list[str]:

@@ -1,7 +1,8 @@
 """A fact as a sentence in a language: a template, the entities' names, and localized dates.
 
 Every choice here (template, aliases, date granularity) is keyed on (subject, predicate), so a
-true fact and a false one about the same subject and predicate are said the same way.
+true fact and a false one about the same subject and predicate are said the same way. Templates
+are dealt (``template_slots``) so that each label has each template as often.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from factforge.generators.facts import Fact
 
 from .dates import GRANULARITIES, coarsest, say_date
-from .keyed import keyed_index
+from .keyed import keyed_index, keyed_rank
 from .names import LOCAL, Names, predicate_label
 from .templates import load
 
@@ -33,10 +34,11 @@ def granularities(facts) -> tuple[str, ...]:
 
 
 def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowed: tuple[str, ...],
-        hop: tuple[str, str] | None = None) -> Said:
-    """``hop`` (q, o): the fact's object is left unnamed and said as "an entity whose q is o" (a 2-hop path)."""
+        hop: tuple[str, str] | None = None, slot: int | None = None) -> Said:
+    """``hop`` (q, o): the fact's object is left unnamed and said as "an entity whose q is o" (a 2-hop path).
+    ``slot``: the template's place dealt to (subject, predicate) (``template_slots``), else a hash picks it."""
     language = load(lang)
-    template, generic = language.choose(seed, fact.s, fact.p)
+    template, generic = language.choose(seed, fact.s, fact.p, slot)
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
     if hop is None:
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
@@ -58,6 +60,27 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
     return Said(capital + language.end, inner, f"{lang}:{template.id}", generic,
                 {"subject": s_source, "object": o_source}, granularity)
+
+
+def template_slots(keyed_labels, seed: int) -> dict[tuple[str, str], int]:
+    """A template slot for each (subject, predicate) of ``keyed_labels`` ((subject, predicate), label)
+    pairs: dealt in a seeded order among the subjects whose claims of the predicate have the same
+    labels. A subject's true and false facts give a SUPPORTS and a REFUTES claim or two NOT ENOUGH INFO
+    ones, so a hash per subject gives each label a template mix drawn from a third of the subjects,
+    which can differ by chance enough to tell NOT ENOUGH INFO apart; dealt, every label has each
+    template as often, up to one subject per set of labels."""
+    labels: dict[tuple[str, str], list[str]] = {}
+    for key, label in keyed_labels:
+        labels.setdefault(key, []).append(label)
+    groups: dict[tuple, list] = {}
+    for key, found in labels.items():
+        groups.setdefault((key[1], *sorted(found)), []).append(key)
+    slots = {}
+    for group, members in sorted(groups.items()):
+        start = keyed_index(seed, "template-deal", "\n".join(group), "", 1 << 30)
+        for place, key in enumerate(sorted(members, key=lambda k: keyed_rank(seed, "template-deal", (*k, "")))):
+            slots[key] = start + place
+    return slots
 
 
 def conjoin(first: Said, second: Said, lang: str) -> str:

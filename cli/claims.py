@@ -80,6 +80,7 @@ def run(args) -> int:
 
 
 def _make(store, source, options, out: Path) -> int:
+    from factforge.claims.audit import summary_lines
     from factforge.claims.build import make_claims
 
     started = time.perf_counter()
@@ -91,6 +92,7 @@ def _make(store, source, options, out: Path) -> int:
     left = {k: v for k, v in manifest["left_out"].items() if v}
     if left:
         print("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
+    print("  claims audit " + "\n  ".join(summary_lines(manifest["audit"])))
     return 0
 
 

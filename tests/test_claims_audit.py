@@ -189,3 +189,51 @@ def test_audit_on_the_command_line(tmp_path):
 def test_thresholds_are_checked():
     with pytest.raises(ValueError, match="lift_threshold: 2 is not between 0 and 1"):
         audit_claims([], lift_threshold=2)
+
+
+def paired(pairs=150, seed=0, same_label=False):
+    """Two claims a subject, as the claims of a subject's true and false fact are: a SUPPORTS and a
+    REFUTES claim, or two NOT ENOUGH INFO ones (a third of the subjects); ``same_label``: both of
+    one label. Objects drawn alike for every label; the answers name subject and object."""
+    rng = random.Random(seed)
+    rows, answers = [], {}
+    for k in range(pairs):
+        first = LABELS[k % 3] if same_label else (NEI if k % 3 == 2 else SUPPORTS)
+        second = first if same_label or first == NEI else REFUTES
+        for label in (first, second):
+            i, city = len(rows), f"City{rng.randrange(60)}"
+            rows.append({"id": f"c{i}", "claim": f"Person{k} was born in {city}.", "label": label, "lang": "en",
+                         "evidence": [[[i, None, None, None]]] if label == NEI else [[[i, 0, f"Person{k}", 0]]]})
+            answers[f"c{i}"] = {"subject": f"Person{k}", "object": city, "template": "born"}
+    return rows, answers
+
+
+def test_matched_pairs_of_one_subject_give_chance_not_below(tmp_path):
+    """Folds that split a subject's two claims teach the model the subject with its partner's label
+    (right for two NOT ENOUGH INFO claims, wrong for a SUPPORTS and a REFUTES one): stratified folds gave
+    the entity-only baseline 0.41-0.45 against a majority of 0.33 (flagged at seed 1) on claims whose
+    entities say nothing. Folds grouped by subject (as the scenario audit's) give chance."""
+    for seed in range(3):
+        rows, answers = paired(seed=seed)
+        path = write_jsonl(tmp_path / f"pairs{seed}.jsonl", rows)
+        (tmp_path / f"answers{seed}.json").write_text(json.dumps({"answers": answers}))
+        report = audit_file(path, answers_path=tmp_path / f"answers{seed}.json", seed=seed)
+        en = report["languages"]["en"]
+        for name in ("claim_only", "entity_only"):
+            baseline = en["baselines"][name]
+            assert baseline["folds_grouped_by"] == "subject" and abs(baseline["lift"]) <= LIFT_THRESHOLD, (seed, name, baseline)
+        assert en["subjects"]["same_label"] == pytest.approx(1 / 3, abs=0.01)
+        assert not report["flagged"], report["reasons"]
+
+
+def test_flags_claims_of_one_subject_that_share_a_label(tmp_path):
+    """What negating one of a subject's two claims made: the grouped folds cannot see it, the
+    agreement of a subject's labels does."""
+    rows, answers = paired(same_label=True)
+    path = write_jsonl(tmp_path / "same.jsonl", rows)
+    (tmp_path / "answers.json").write_text(json.dumps({"answers": answers}))
+    report = audit_file(path, answers_path=tmp_path / "answers.json")
+    subjects = report["languages"]["en"]["subjects"]
+    assert subjects["same_label"] == 1.0 and subjects["pairs"] == 150
+    assert any("pairs of claims of one subject share a label" in reason for reason in report["reasons"])
+    assert "skipped" in audit_file(path)["languages"]["en"]["subjects"]  # no answers: no subjects

@@ -143,9 +143,12 @@ def factbench_subset(tmp_path_factory):
 def test_factbench_facts_become_claims_in_english_german_and_french(factbench_subset, tmp_path):
     root, store = factbench_subset
     out = tmp_path / "claims"
-    factforge("claims", root, "--store", store, "--lang", "en,de,fr", "--out", out)
+    made = factforge("claims", root, "--store", store, "--lang", "en,de,fr", "--out", out)
     claims, answers = read_claims(out)
     manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["audit"]["languages"]) == ["de", "en", "fr"] and manifest["audit"]["seed"] == 0
+    assert not manifest["audit"]["flagged"], manifest["audit"]["reasons"]
+    assert "\n  claims audit ok: 450 claims" in made.stdout and "same label in" in made.stdout
     by_lang = {lang: [c for c in claims if c["lang"] == lang] for lang in ("en", "de", "fr")}
     assert len(by_lang["en"]) == len(by_lang["de"]) == len(by_lang["fr"]) == manifest["claims"]["per_language"] > 0
     assert Counter(c["label"] for c in by_lang["en"]) == {"SUPPORTS": 50, "REFUTES": 50, "NOT ENOUGH INFO": 50}
@@ -192,3 +195,28 @@ def test_factbench_date_corruptions_become_temporal_claims(factbench_subset, tmp
             for (_, _, _, line), item in zip(claim["evidence"][0], items):
                 assert lines[line].startswith(f"<{item['s']}> <{item['p']}> ")
                 assert lines[line].endswith(f" {item['o']} .") or lines[line].endswith(f" <{item['o']}> .")
+
+
+@pytest.mark.parametrize("flags", [
+    # default claim settings
+    ["--predicate", "dbo:capital", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair"],
+    ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair"],
+    # negated claims in two languages: negating one of a subject's true/false pair made its two claims share a label
+    ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair",
+     "--lang", "en,de", "--negation", "0.3"],
+], ids=["capital", "birthPlace", "birthPlace-negated-en-de"])
+def test_our_claims_pass_the_claims_audit(demo_store, tmp_path, flags):
+    """... and generate --claims audits them itself: the report in the claims manifest (with seed and
+    KB fingerprint) is the one `factforge audit` gives, and its summary is printed."""
+    out = tmp_path / "scenario"
+    made = factforge("generate", "--store", demo_store, *flags, "--claims", "--out", out)
+    audited = factforge("audit", out / "claims" / "claims.jsonl", "--answers", out / "claims" / "answers.json",
+                        "--json", check=False)
+    report = json.loads(audited.stdout)
+    assert audited.returncode == 0 and not report["flagged"], report["reasons"]
+    manifest = json.loads((out / "claims" / "manifest.json").read_text())
+    written = manifest["audit"]
+    assert manifest["seed"] == written["seed"] == 0 and manifest["kb_fingerprint"].startswith("kb-")
+    assert written["source"] == {"path": "claims.jsonl", "answers": "answers.json", "format": "fever"}
+    assert {**written, "source": None} == {**report, "source": None}
+    assert "  claims audit ok: " in made.stdout and "same label in" in made.stdout
