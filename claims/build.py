@@ -77,7 +77,8 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     final = reference.without(removed)
     claims = [(_verified(final, c) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]), kind)
               for c, kind in claims]
-    found = conjunction.companions(final, [c.item.fact for c, _ in claims], options.seed)
+    # the companions' search reads every claim subject's links: only worth it when some are conjoined
+    found = conjunction.companions(final, [c.item.fact for c, _ in claims], options.seed) if options.conjunction else {}
     joined = conjunction.choose(claims, options.conjunction, found, options.seed)
     claims = [(c, "conjunction" if c.item.id in joined else kind) for c, kind in claims]
     paths = {}
