@@ -23,6 +23,9 @@ class Store(ABC):
     """Read access to a KB by template; ``EmbeddedStore`` adds loading."""
 
     kind: str = "abstract"
+    #: whether a scenario reads the KB's whole adjacency index (built locally once per KB), or
+    #: fetches only the neighbourhoods it reads (an endpoint's KB may not fit on this machine)
+    whole_index: bool = True
 
     # --- by template -----------------------------------------------------------------------
     def select(self, template: str, **params) -> Iterator[Row]:
