@@ -23,9 +23,8 @@ from factforge.sparql.neighbourhood import NeighbourhoodReader
 from .spec import ScenarioSpec, SpecError
 
 
-def generate_around(store, spec: ScenarioSpec, *, progress: bool = False, on_step=None):
-    from .scenario import generate
-
+def generate_around(store, spec: ScenarioSpec, generate):
+    """The scenario of ``spec``; ``generate(index)`` makes it over a given adjacency index."""
     if spec.homogeneity > 0:
         raise SpecError("homogeneity", "homogeneity clusters facts by embeddings trained on walks over the whole KB: "
                                        "through an endpoint it needs a copy of every link (--endpoint-copy), or "
@@ -37,7 +36,7 @@ def generate_around(store, spec: ScenarioSpec, *, progress: bool = False, on_ste
         rounds += 1
         index = reader.index()
         try:
-            scenario = generate(store, spec, progress=progress, on_step=on_step, index=index)
+            scenario = generate(index)
         except Exception:
             if not (index.missing or index.missing_degrees):
                 raise  # it read only what it had: a real error

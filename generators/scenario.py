@@ -87,7 +87,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     if index is None and not store.whole_index:
         from .neighbourhood import generate_around
 
-        return generate_around(store, spec, progress=progress, on_step=on_step)
+        return generate_around(store, spec, lambda part: generate(store, spec, progress=progress, on_step=on_step,
+                                                                  index=part))
     started = time.perf_counter()
     timings: dict[str, float] = {}
 
