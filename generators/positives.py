@@ -97,11 +97,13 @@ def _table(store: Store, predicate: str, progress: bool, index=None):
     """(pairs sorted by (s, o), their popularity, which have s != o), kept for the last predicate.
     ``index``: the adjacency index to read (a neighbourhood's), else the KB's whole one."""
     key = (store.fingerprint(), predicate, id(index))
-    if key not in _TABLES or _TABLES[key][3] is not index:
+    table = _TABLES.get(key)
+    if table is None or table[3] is not index:
         found, src, dst, popularity = fact_arrays(store, predicate, progress=progress, index=index)
-        _TABLES.clear()
-        _TABLES[key] = (PairList(found.entities, src, dst), popularity, src != dst, index)
-    return _TABLES[key][:3]
+        table = (PairList(found.entities, src, dst), popularity, src != dst, index)
+        _TABLES.clear()  # one table at a time (another thread's may go: it is made again)
+        _TABLES[key] = table
+    return table[:3]
 
 
 def kb_pairs(store: Store, predicate: str, *, progress: bool = False, index=None) -> frozenset[tuple[str, str]]:
