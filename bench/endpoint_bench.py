@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -56,6 +57,12 @@ def served(kb: Path, location: Path, port: int) -> subprocess.Popen:
     sys.exit("oxigraph serve did not answer")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def client(url: str, args, *, copy: bool = False):
     return open_store(endpoint=url, fingerprint=None if args.compute_fingerprint else "bench-" + args.kb.stem,
                       copy=copy, timeout=3600)
@@ -79,15 +86,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kb", type=Path)
     parser.add_argument("--location", type=Path, help="Oxigraph database folder (default bench/out/oxigraph-<kb name>)")
-    parser.add_argument("--port", type=int, default=7979)
+    parser.add_argument("--port", type=int, default=0, help="default: a free one")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--size", type=int, default=300)
     parser.add_argument("--predicate", help="default: the most frequent non-schema predicate with entity objects")
     parser.add_argument("--compute-fingerprint", action="store_true")
     parser.add_argument("--copy", action="store_true", help="also time the old full copy of every link")
     args = parser.parse_args()
-    server = served(args.kb, args.location or HERE / "out" / f"oxigraph-{args.kb.stem}", args.port)
-    url = f"http://127.0.0.1:{args.port}/query"
+    port = args.port or free_port()
+    server = served(args.kb, args.location or HERE / "out" / f"oxigraph-{args.kb.stem}", port)
+    url = f"http://127.0.0.1:{port}/query"
     try:
         triples = client(url, args).triple_count()
         os.environ["FACTFORGE_CACHE"] = tempfile.mkdtemp(prefix="endpoint-bench-")

@@ -30,7 +30,7 @@ def generate_around(store, spec: ScenarioSpec, generate):
                                        "through an endpoint it needs a copy of every link (--endpoint-copy), or "
                                        "use homogeneity 0")
     started = time.perf_counter()
-    reader = NeighbourhoodReader(store, spec.predicate)
+    reader = NeighbourhoodReader(store, spec.predicate, degrees=spec.popularity != "random")
     rounds = 0
     while True:
         rounds += 1

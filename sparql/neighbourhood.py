@@ -4,8 +4,9 @@ An endpoint's KB is not copied to the client (at DBpedia's size it would not fit
 A scenario reads:
 
 * the facts of its predicate (``predicate_facts``, paged like every SELECT);
-* the degrees G of their entities, for Eq. 1 popularity: counted in the store
-  (``entity_link_degrees``, a VALUES batch of entities a query);
+* the degrees G of their entities, when Eq. 1 popularity ranks the facts: counted in the store
+  (``entity_link_degrees``, a VALUES batch of entities a query), and of the middle nodes of
+  length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop);
 * two statistics of the whole KB, aggregated in the store: each predicate's distinct subjects
@@ -103,6 +104,8 @@ class Neighbourhood(Adjacency):
 
     @cached_property
     def degrees(self) -> np.ndarray:
+        """Degrees counted in the store where known, else over the fetched links (exact for
+        complete entities only: a random ranking computes popularity without using it)."""
         return np.where(self.known_degree >= 0, self.known_degree, np.diff(self.out_ptr) + self.in_degrees)
 
     def reverse_link_counts(self, predicate: str, pairs) -> dict[int, int]:
@@ -113,7 +116,9 @@ class Neighbourhood(Adjacency):
 class NeighbourhoodReader:
     """Fetches the parts of an endpoint's KB a scenario of ``predicate`` reads, and counts the rows."""
 
-    def __init__(self, store: Store, predicate: str):
+    def __init__(self, store: Store, predicate: str, *, degrees: bool = True):
+        """``degrees``: count the degrees of the predicate's entities in the store first (Eq. 1
+        popularity ranks the facts by them; a random ranking reads none)."""
         self.store = store
         self.predicates = sorted(p["predicate"] for p in predicate_profiles(store) if not p["schema"])
         self.pindex = {p: i for i, p in enumerate(self.predicates)}
@@ -129,7 +134,8 @@ class NeighbourhoodReader:
                 self.rows += 1
                 if not isinstance(row["o"], Literal):
                     self.links.add((row["s"].value, pid, row["o"].value))
-        self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
+        if degrees:
+            self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
 
     # --- fetching --------------------------------------------------------------------------------
     def fetch_links(self, entities) -> int:
