@@ -7,12 +7,13 @@ from pathlib import Path
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql.terms import compact
 
-from .options import CliError, knob_option, reading_store, store_options
+from .options import CliError, copy_option, knob_option, reading_store, store_options
 
 
 def register(sub) -> None:
     generate = sub.add_parser("generate", help="generate a scenario: true and false facts for a predicate")
     store_options(generate)
+    copy_option(generate)
     generate.add_argument("--predicate", required=True, help="dbo:birthPlace or a full IRI")
     for name in (f.name for f in fields(ScenarioSpec) if f.name != "predicate"):
         knob_option(generate, name)

@@ -72,11 +72,20 @@ def store_options(parser: argparse.ArgumentParser, *, required: bool = False, re
                                  f"A change to the KB within that time goes unseen")
 
 
+def copy_option(parser: argparse.ArgumentParser) -> None:
+    """For the commands that generate scenarios."""
+    parser.add_argument("--endpoint-copy", action="store_true",
+                        help="with --endpoint: copy every link of the KB into a local index first (the old way; "
+                             "needed for homogeneity > 0) instead of fetching only the neighbourhoods a scenario reads")
+
+
 def endpoint_options(args) -> dict:
     """The EndpointStore options of the command line; refused without --endpoint."""
     graphs, pinned = getattr(args, "graphs", []), getattr(args, "endpoint_fingerprint", None)
-    if (graphs or pinned) and not args.endpoint:
-        raise CliError(f"{'--graph' if graphs else '--endpoint-fingerprint'}: only with --endpoint")
+    copy = getattr(args, "endpoint_copy", False)
+    if (graphs or pinned or copy) and not args.endpoint:
+        flag = '--graph' if graphs else '--endpoint-fingerprint' if pinned else '--endpoint-copy'
+        raise CliError(f"{flag}: only with --endpoint")
     if pinned is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", pinned):
         raise CliError(f"--endpoint-fingerprint: {pinned[:100]!r} is not 1-100 letters, digits, '_', '.' or '-' "
                        f"(it names a cache folder)")
@@ -88,6 +97,8 @@ def endpoint_options(args) -> dict:
         options["fingerprint"] = pinned
     elif args.endpoint and max_age is not None:
         options["fingerprint_max_age"] = max_age
+    if copy:
+        options["copy"] = True
     return options
 
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 from factforge.sparql.store import StoreError, open_store
 
-from .options import CliError, endpoint_options, store_options
+from .options import CliError, copy_option, endpoint_options, store_options
 
 
 def register(sub) -> None:
     serve = sub.add_parser("serve", help="serve the API, the SPARQL endpoint and the console over HTTP (waitress)")
     store_options(serve, remembered=False)
+    copy_option(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (default 8)")

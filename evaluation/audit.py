@@ -193,7 +193,11 @@ def audit_scenario(scenario, store=None, **options) -> dict:
     type baselines are skipped (said so in the report)."""
     from factforge.generators.writers import records as scenario_records
 
-    reference = Reference.of(store, scenario.removed) if store is not None else None
+    reference = None
+    if store is not None:  # R from the index generation read (a neighbourhood has the scenario's entities whole)
+        index = getattr(scenario, "index", None)
+        reference = Reference(index, scenario.removed, store=store) if index is not None else \
+            Reference.of(store, scenario.removed)
     options.setdefault("seed", scenario.spec.seed)
     return audit_records(scenario_records(scenario, "all"), reference=reference, answers=scenario.answers,
                          **options)

@@ -35,14 +35,7 @@ def inverse_predicates(store: Store, adjacency: Adjacency, predicate: str, kb_pa
     declared = {row["q"].value for row in store.select("declared_inverses", predicate=iri(predicate))}
     observed = set()
     if kb_pairs:
-        counts: dict[int, int] = {}
-        for s, o in kb_pairs:
-            oi, si = adjacency.id(o), adjacency.id(s)
-            if oi is None or si is None:
-                continue
-            nodes, preds = adjacency.out(oi)
-            for q in set(preds[nodes == si].tolist()):
-                counts[q] = counts.get(q, 0) + 1
+        counts = adjacency.reverse_link_counts(predicate, kb_pairs)
         observed = {adjacency.predicates[q] for q, n in counts.items() if n >= OBSERVED_INVERSE_SHARE * len(kb_pairs)}
     return sorted(declared | observed)
 

@@ -91,43 +91,46 @@ class PairList(Sequence):
             yield entities[a], entities[b]
 
 
-_TABLES: dict[tuple[str, str], tuple[PairList, np.ndarray, np.ndarray]] = {}
+_TABLES: dict[tuple, tuple[PairList, np.ndarray, np.ndarray]] = {}
 
 
-def _table(store: Store, predicate: str, progress: bool):
-    """(pairs sorted by (s, o), their popularity, which have s != o), kept for the last predicate."""
-    key = (store.fingerprint(), predicate)
-    if key not in _TABLES:
-        index, src, dst, popularity = fact_arrays(store, predicate, progress=progress)
-        _TABLES.clear()
+def _table(store: Store, predicate: str, progress: bool, index=None):
+    """(pairs sorted by (s, o), their popularity, which have s != o and no statement node at either
+    end), kept for the last predicate. ``index``: the adjacency index to read (a neighbourhood's),
+    else the KB's whole one."""
+    key = (store.fingerprint(), predicate, id(index))
+    table = _TABLES.get(key)
+    if table is None or table[3] is not index:
+        found, src, dst, popularity = fact_arrays(store, predicate, progress=progress, index=index)
         # A statement node is a subject of p where the store holds its model's fact as a direct
         # triple too (FactBench): it is no entity, and never a true fact's end.
-        node = np.zeros(len(index.entities), dtype=bool)
-        node[[i for i in map(index.id, statement_nodes(store)) if i is not None]] = True
-        _TABLES[key] = (PairList(index.entities, src, dst), popularity, (src != dst) & ~node[src] & ~node[dst])
-    return _TABLES[key]
+        node = np.zeros(len(found.entities), dtype=bool)
+        node[[i for i in map(found.id, statement_nodes(store)) if i is not None]] = True
+        table = (PairList(found.entities, src, dst), popularity, (src != dst) & ~node[src] & ~node[dst], index)
+        _TABLES.clear()  # one table at a time (another thread's may go: it is made again)
+        _TABLES[key] = table
+    return table[:3]
 
 
-def kb_pairs(store: Store, predicate: str, *, progress: bool = False) -> frozenset[tuple[str, str]]:
+def kb_pairs(store: Store, predicate: str, *, progress: bool = False, index=None) -> frozenset[tuple[str, str]]:
     """Every (s, o) of the predicate between entities, as a set (kept with the fact table)."""
-    key = (store.fingerprint(), predicate)
-    pairs, popularity, valid = _table(store, predicate, progress)
-    if _PAIR_SETS.get("key") != key:
+    pairs, popularity, valid = _table(store, predicate, progress, index)
+    if _PAIR_SETS.get("pairs_of") is not pairs:
         _PAIR_SETS.clear()
-        _PAIR_SETS.update(key=key, pairs=frozenset(pairs))
+        _PAIR_SETS.update(pairs_of=pairs, pairs=frozenset(pairs))
     return _PAIR_SETS["pairs"]
 
 
 _PAIR_SETS: dict = {}
 
 
-def sorted_pairs(store: Store, predicate: str) -> PairList:
+def sorted_pairs(store: Store, predicate: str, index=None) -> PairList:
     """The predicate's (s, o) pairs sorted, shared with the fact table (do not mutate)."""
-    return _table(store, predicate, False)[0]
+    return _table(store, predicate, False, index)[0]
 
 
-def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False) -> Ranked:
-    pairs, popularity, valid = _table(store, spec.predicate, progress)
+def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False, index=None) -> Ranked:
+    pairs, popularity, valid = _table(store, spec.predicate, progress, index)
     if spec.popularity == "popular":
         order = np.argsort(-popularity, kind="stable")  # ties keep (s, o) order
     elif spec.popularity == "unpopular":

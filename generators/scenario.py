@@ -56,6 +56,11 @@ class Scenario:
     summary: dict
     dated: bool = False
     timings: dict = field(default_factory=dict)  # shown to the user, never written to data files
+    # the adjacency index generation read (the KB's whole one, or a neighbourhood of it): the
+    # audit reads R around the scenario's entities from it
+    index: object = field(default=None, repr=False, compare=False)
+    # what neighbourhood generation fetched from an endpoint (rounds, rows, entities): shown, never written
+    fetched: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def facts(self) -> list[LabelledFact]:
@@ -80,7 +85,15 @@ class Scenario:
         }
 
 
-def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_step=None) -> Scenario:
+def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_step=None, index=None) -> Scenario:
+    """``index``: the adjacency index to read; by default the KB's whole one, except behind an
+    endpoint (``store.whole_index`` false), where only the neighbourhoods the scenario reads are
+    fetched (``generators.neighbourhood``)."""
+    if index is None and not store.whole_index:
+        from .neighbourhood import generate_around
+
+        return generate_around(store, spec, lambda part: generate(store, spec, progress=progress, on_step=on_step,
+                                                                  index=part))
     started = time.perf_counter()
     timings: dict[str, float] = {}
 
@@ -90,12 +103,14 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
             on_step(name)
 
     profiles.predicate_profile(store, spec.predicate)  # a clear error for an unknown predicate, first
-    index = load_adjacency(store, progress=progress)
+    whole = index is None
+    index = load_adjacency(store, progress=progress) if whole else index
     if spec.predicate not in index.pindex:
         raise SpecError("predicate", f"{spec.predicate} has no fact between entities (only literal values)")
-    ranked = positives.ranking(store, spec, progress=progress).facts
-    kb_pairs = positives.kb_pairs(store, spec.predicate)
-    context = NegativeContext.build(store, spec, index, kb_pairs, positives.sorted_pairs(store, spec.predicate))
+    ranked = positives.ranking(store, spec, progress=progress, index=None if whole else index).facts
+    kb_pairs = positives.kb_pairs(store, spec.predicate, index=None if whole else index)
+    context = NegativeContext.build(store, spec, index, kb_pairs,
+                                    positives.sorted_pairs(store, spec.predicate, None if whole else index))
     kinds, left_out = [], {}
     if spec.factbench:
         ranked, kinds, left_out = _factbench_kinds(context, spec, ranked)
@@ -141,7 +156,7 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     scenario = Scenario(id=spec.scenario_id(fingerprint, version), spec=spec, fingerprint=fingerprint,
                         version=version, test=test, train=train, answers=answers, removed=removed,
                         summary=_summary(test_false, train_false, test, train, spec, (kinds, left_out)), dated=dated,
-                        timings=timings)
+                        timings=timings, index=index)
     check_invariants(scenario, context, kb_pairs)
     lap("checks")
     return scenario

@@ -65,6 +65,10 @@ class Adjacency:
         return {e: i for i, e in enumerate(self.entities)}
 
     # --- lookups ------------------------------------------------------------------------------
+    def need(self, nodes) -> None:
+        """Say that the links of ``nodes`` (ids) are about to be read from the arrays directly: the
+        whole index has them all; a partial one (``sparql.neighbourhood``) notes those it lacks."""
+
     def id(self, entity: str) -> int | None:
         at = bisect_left(self.entities, entity)
         return at if at < len(self.entities) and self.entities[at] == entity else None
@@ -179,6 +183,26 @@ class Adjacency:
             lo[view] = np.searchsorted(codes, first[view], "left")
             hi[view] = np.searchsorted(codes, first[view] + n, "left")
         return lo, hi
+
+    @cached_property
+    def link_subjects(self) -> np.ndarray:
+        """By predicate id: how many distinct subjects its links have."""
+        n = max(len(self.entities), 1)
+        pairs = unique(self.pred.astype(np.int64) * n + self.src)
+        return np.bincount(pairs // n, minlength=len(self.predicates))
+
+    def reverse_link_counts(self, predicate: str, pairs) -> dict[int, int]:
+        """By predicate id q: how many of the (s, o) ``pairs`` (the facts of ``predicate``) have a
+        link o -q-> s."""
+        counts: dict[int, int] = {}
+        for s, o in pairs:
+            oi, si = self.id(o), self.id(s)
+            if oi is None or si is None:
+                continue
+            nodes, preds = self.out(oi)
+            for q in set(preds[nodes == si].tolist()):
+                counts[q] = counts.get(q, 0) + 1
+        return counts
 
     def in_code(self, node, pred, src):
         n, p = len(self.entities), max(len(self.predicates), 1)

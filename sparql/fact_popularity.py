@@ -8,18 +8,19 @@ from .profiles import popularities, predicate_profile
 from .store import Store
 
 
-def fact_arrays(store: Store, predicate: str, *, progress: bool = False):
-    """The facts of ``predicate`` as arrays over the adjacency index: (index, subject ids, object
-    ids, Eq. 1 popularity). Entity ids follow IRI order, so the facts come sorted by (s, o)."""
+def fact_arrays(store: Store, predicate: str, *, progress: bool = False, index=None):
+    """The facts of ``predicate`` as arrays over the adjacency index (``index``, else the KB's
+    whole one): (index, subject ids, object ids, Eq. 1 popularity). Entity ids follow IRI order,
+    so the facts come sorted by (s, o)."""
     profile = predicate_profile(store, predicate)
-    index = adjacency(store, progress=progress)
+    index = adjacency(store, progress=progress) if index is None else index
     pid = index.pindex.get(profile["predicate"])
     if pid is None:
         empty = np.zeros(0, dtype=np.int32)
         return index, empty, empty, np.zeros(0)
     mask = index.pred == pid
     src, dst = index.src[mask], index.dst[mask]
-    degree = np.diff(index.out_ptr) + np.diff(index.in_ptr)
+    degree = index.degrees
     score = np.round(popularities(degree[src], degree[dst], profile["mean_degree"] or 1.0), 6)
     return index, src, dst, score
 

@@ -26,6 +26,9 @@ class Store(ABC):
     # Whether a blank node keeps its id from one query to the next (a local store's do; an
     # endpoint's answers label them afresh), so that a query's blank node can be matched later.
     stable_blank_ids: bool = True
+    #: whether a scenario reads the KB's whole adjacency index (built locally once per KB), or
+    #: fetches only the neighbourhoods it reads (an endpoint's KB may not fit on this machine)
+    whole_index: bool = True
 
     # --- by template -----------------------------------------------------------------------
     def select(self, template: str, **params) -> Iterator[Row]:

@@ -51,7 +51,7 @@ class EndpointStore(Store):
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
                  graphs: tuple[str, ...] | list[str] = (), page_size: int = PAGE_SIZE,
-                 fingerprint_max_age: float | None = None):
+                 fingerprint_max_age: float | None = None, copy: bool = False):
         if not url.startswith(("http://", "https://")):
             raise StoreError(f"endpoint: {url!r} is not an http(s) URL")
         for graph in graphs:
@@ -60,6 +60,8 @@ class EndpointStore(Store):
         self.timeout = timeout
         self.graphs = tuple(graphs)
         self.page_size = page_size
+        self.whole_index = copy  # True: the old way, every link copied into a local index
+        self.rows_read = 0  # SELECT rows received, for tests and benches of what a command moves
         self._http = SparqlHttp(url, graphs=self.graphs, timeout=timeout)
         self._fingerprint = fingerprint
         self.fingerprint_max_age = fingerprint_max_age  # None: computed by this store, not remembered
@@ -168,6 +170,7 @@ class EndpointStore(Store):
                     continue
                 raise
             bindings = _bindings(data)
+            self.rows_read += len(bindings)
             if len(bindings) < size:
                 cap = self._capped_at(reply, len(bindings))
                 if cap is not None:

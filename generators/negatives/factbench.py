@@ -121,6 +121,7 @@ class _Pools:
         self.subjects = sorted({s for s, _ in pairs})
         self.objects = sorted({o for _, o in pairs})
         index = context.kb.adjacency  # its predicate list also names those with literal values only
+        index.need(np.flatnonzero(context.kb.subjects_mask))
         linking = unique(index.pred[context.kb.subjects_mask[index.src]]).tolist() if index.size else []
         self.predicates = [index.predicates[i] for i in linking if index.predicates[i] != context.predicate]
         self.pairs = self.held(context)

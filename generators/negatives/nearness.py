@@ -58,6 +58,8 @@ def _member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
 def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     """Per row: do some x link to both a[i] and b[i] through one predicate q with granular[q], more
     often than chance (``together``)? ``subjects[q]``: how many distinct subjects q has."""
+    index.need(a)
+    index.need(b)
     codes = index.in_codes
     if codes is None:  # too many entities for one int64 code per link: row by row
         return np.array([_shares_in_link(index, x, y, granular, subjects) for x, y in zip(a.tolist(), b.tolist())],
@@ -99,6 +101,8 @@ def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarra
                granular: np.ndarray, links: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     """Per group of rows (one candidate fact and each known object of its subject): is the
     candidate linked to one of the known nodes (``links``), or a co-object of one?"""
+    index.need(candidate)
+    index.need(known)
     near = np.zeros(n_groups, dtype=bool)
     near[group[adjacent(index, candidate, known, links)]] = True
     rest = np.flatnonzero(~near[group])  # co-objects only for candidates not refused already

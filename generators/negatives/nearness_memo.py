@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from factforge.sparql import profiles
-from factforge.sparql.scan import unique
 
 from ..facts import Fact
 from . import nearness
@@ -35,7 +34,6 @@ class NearnessMemo:
     _known: dict[str, np.ndarray] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
-    _predicate_subjects: np.ndarray | None = None
 
     def next_to_known_object(self, fact: Fact) -> bool:
         """Is o' directly linked to, or a co-object of, an object the KB gives this subject for p?
@@ -120,8 +118,4 @@ class NearnessMemo:
     @property
     def predicate_subjects(self) -> np.ndarray:
         """By predicate id: how many distinct subjects it has (chance of two objects together)."""
-        if self._predicate_subjects is None:
-            index = self.kb.adjacency
-            pairs = unique(index.pred.astype(np.int64) * len(index.entities) + index.src)
-            self._predicate_subjects = np.bincount(pairs // len(index.entities), minlength=len(index.predicates))
-        return self._predicate_subjects
+        return self.kb.adjacency.link_subjects

@@ -1,0 +1,198 @@
+"""Neighbourhood generation: the part of an endpoint's KB a scenario reads, fetched as it is needed.
+
+An endpoint's KB is not copied to the client (at DBpedia's size it would not fit in memory).
+A scenario reads:
+
+* the facts of its predicate (``predicate_facts``, paged like every SELECT);
+* the degrees G of their entities, when Eq. 1 popularity ranks the facts: counted in the store
+  (``entity_link_degrees``, a VALUES batch of entities a query), and of the middle nodes of
+  length-3 paths (hubs are not used there);
+* every link of the entities its samplers search, walk and screen, to depth t around the sampled
+  facts (``entity_links``, a VALUES batch of entities a query, one round a hop);
+* two statistics of the whole KB, aggregated in the store: each predicate's distinct subjects
+  of links (``predicate_link_subjects``: nearness compares shared holders with chance), and at
+  leakage ``inverse``/``pair`` how many facts of the predicate each other predicate links back
+  (``reverse_link_counts``: observed inverses).
+
+``Neighbourhood`` is an ``Adjacency`` over what was fetched so far. Entities are numbered in IRI
+order as in the whole index, and predicates are the whole KB's, so every choice that depends on
+an order (sorted neighbours, a seeded pick among them) comes out the same. Each lookup that reads
+an entity's links first checks that they were fetched whole; when not, the entity is noted as
+``missing`` and the lookup answers from what is there. ``generators.neighbourhood`` generates,
+fetches what was missing, and generates again until a run misses nothing: that run read only
+whole neighbourhoods, so it made what the whole index makes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from pyoxigraph import Literal, NamedNode
+
+from .adjacency import Adjacency
+from .cache import StatsCache
+from .profiles import BATCH, batched, predicate_profiles
+from .store import Store
+from .terms import iri, is_schema_predicate
+
+
+@dataclass
+class Neighbourhood(Adjacency):
+    """The links of the ``complete`` entities (all of them) and of the predicate (all its facts)."""
+
+    complete: np.ndarray | None = None  # by entity id: were all its links fetched?
+    absent: frozenset = frozenset()  # entities fetched whole that have no link at all
+    known_degree: np.ndarray | None = None  # by entity id: its degree G counted in the store, or -1
+    own_predicate: int = -1  # the scenario's predicate, every link of which is here
+    reverse_counter: object = None  # predicate -> {predicate IRI: count}, asked of the store
+    missing: set = field(default_factory=set)  # entities whose links a lookup lacked
+    missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
+
+    # --- what was read but not fetched -----------------------------------------------------------
+    def need(self, nodes) -> None:
+        nodes = np.asarray(nodes, dtype=np.int64).ravel()
+        nodes = nodes[nodes >= 0]
+        lacking = nodes[~self.complete[nodes]]
+        if lacking.size:
+            self.missing.update(self.entities[i] for i in np.unique(lacking).tolist())
+
+    def _need_either(self, a: int | None, b: int | None) -> None:
+        """A link between a and b is among the links of either one: one of them must be whole."""
+        if a is not None and b is not None and not (self.complete[a] or self.complete[b]):
+            self.need([a])
+
+    # --- lookups that read links -----------------------------------------------------------------
+    def id(self, entity: str) -> int | None:
+        found = super().id(entity)
+        if found is None and entity not in self.absent:
+            self.missing.add(entity)
+        return found
+
+    def out(self, node: int):
+        self.need([node])
+        return super().out(node)
+
+    def inbound(self, node: int):
+        self.need([node])
+        return super().inbound(node)
+
+    def follow(self, node: int, step: int) -> np.ndarray:
+        if abs(step) - 1 != self.own_predicate:
+            self.need([node])
+        return super().follow(node, step)
+
+    def follow_many(self, nodes: np.ndarray, steps: np.ndarray):
+        self.need(nodes[np.abs(steps) - 1 != self.own_predicate])
+        return super().follow_many(nodes, steps)
+
+    def has_link(self, s: str, p: str, o: str) -> bool:
+        if self.pindex.get(p) != self.own_predicate:
+            self._need_either(self.id(s), self.id(o))
+        return super().has_link(s, p, o)
+
+    def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
+        self._need_either(self.id(a), self.id(b))
+        return super().links_between(a, b)
+
+    def degree(self, node: int) -> int:
+        if self.complete[node]:
+            return super().degree(node)
+        if self.known_degree[node] < 0:
+            self.missing_degrees.add(self.entities[node])
+        return int(self.known_degree[node]) if self.known_degree[node] >= 0 else super().degree(node)
+
+    @cached_property
+    def degrees(self) -> np.ndarray:
+        """Degrees counted in the store where known, else over the fetched links (exact for
+        complete entities only: a random ranking computes popularity without using it)."""
+        return np.where(self.known_degree >= 0, self.known_degree, np.diff(self.out_ptr) + self.in_degrees)
+
+    def reverse_link_counts(self, predicate: str, pairs) -> dict[int, int]:
+        counts = self.reverse_counter(predicate)
+        return {self.pindex[q]: n for q, n in counts.items() if q in self.pindex}
+
+
+class NeighbourhoodReader:
+    """Fetches the parts of an endpoint's KB a scenario of ``predicate`` reads, and counts the rows."""
+
+    def __init__(self, store: Store, predicate: str, *, degrees: bool = True):
+        """``degrees``: count the degrees of the predicate's entities in the store first (Eq. 1
+        popularity ranks the facts by them; a random ranking reads none)."""
+        self.store = store
+        self.predicates = sorted(p["predicate"] for p in predicate_profiles(store) if not p["schema"])
+        self.pindex = {p: i for i, p in enumerate(self.predicates)}
+        self.predicate = predicate
+        self.rows = 0  # rows of the neighbourhood queries (facts, links, degrees)
+        self.links: set[tuple[str, int, str]] = set()
+        self.complete: set[str] = set()
+        self.degrees: dict[str, int] = {}
+        self._reverse: dict[str, dict[str, int]] = {}
+        pid = self.pindex.get(predicate)
+        if pid is not None:
+            for row in self.store.select("predicate_facts", predicate=iri(predicate)):
+                self.rows += 1
+                if not isinstance(row["o"], Literal):
+                    self.links.add((row["s"].value, pid, row["o"].value))
+        if degrees:
+            self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
+
+    # --- fetching --------------------------------------------------------------------------------
+    def fetch_links(self, entities) -> int:
+        """Every link of these entities (those not fetched yet); how many entities were new."""
+        todo = sorted(set(entities) - self.complete)
+        for batch in batched(todo, BATCH):
+            for row in self.store.select("entity_links", entities=[NamedNode(e) for e in batch]):
+                self.rows += 1
+                pid = self.pindex.get(row["p"].value)
+                if pid is not None:
+                    self.links.add((row["s"].value, pid, row["o"].value))
+            self.complete.update(batch)
+        return len(todo)
+
+    def fetch_degrees(self, entities) -> int:
+        todo = sorted(set(entities) - set(self.degrees))
+        for batch in batched(todo, BATCH):
+            found = dict.fromkeys(batch, 0)
+            for row in self.store.select("entity_link_degrees", entities=[NamedNode(e) for e in batch]):
+                self.rows += 1
+                if not is_schema_predicate(row["q"].value):
+                    found[row["e"].value] += int(row["n"].value)
+            self.degrees.update(found)
+        return len(todo)
+
+    def fetch(self, index: Neighbourhood) -> int:
+        """What ``index`` found missing; how many entities were fetched."""
+        return self.fetch_links(index.missing) + self.fetch_degrees(index.missing_degrees)
+
+    def reverse_counts(self, predicate: str) -> dict[str, int]:
+        if predicate not in self._reverse:
+            self._reverse[predicate] = {
+                row["q"].value: int(row["n"].value)
+                for row in self.store.select("reverse_link_counts", predicate=iri(predicate))}
+        return self._reverse[predicate]
+
+    def link_subjects(self) -> np.ndarray:
+        """By predicate: distinct subjects of its links (a whole-KB aggregate, cached by fingerprint)."""
+        counts = StatsCache(self.store).get_or_compute("predicate-link-subjects", lambda: {
+            row["q"].value: int(row["n"].value) for row in self.store.select("predicate_link_subjects")})
+        return np.array([counts.get(p, 0) for p in self.predicates], dtype=np.int64)
+
+    # --- the index -------------------------------------------------------------------------------
+    def index(self) -> Neighbourhood:
+        """A fresh index over everything fetched so far."""
+        links = sorted(self.links)
+        entities = sorted({s for s, _, _ in links} | {o for _, _, o in links})
+        number = {e: i for i, e in enumerate(entities)}
+        src = np.array([number[s] for s, _, _ in links], dtype=np.int32)
+        pred = np.array([p for _, p, _ in links], dtype=np.int32)
+        dst = np.array([number[o] for _, _, o in links], dtype=np.int32)
+        order = np.lexsort((dst, pred, src))
+        complete = np.array([e in self.complete for e in entities], dtype=bool)
+        known = np.array([self.degrees.get(e, -1) for e in entities], dtype=np.int64)
+        index = Neighbourhood(entities, self.predicates, src[order], pred[order], dst[order], complete=complete,
+                              absent=frozenset(self.complete - set(number)), known_degree=known,
+                              own_predicate=self.pindex.get(self.predicate, -1),
+                              reverse_counter=self.reverse_counts)
+        index.__dict__["link_subjects"] = self.link_subjects()
+        return index
