@@ -177,6 +177,8 @@ def _supervise(args) -> int:
     if args.endpoint:  # computed here once, not by every worker (a GROUP BY over the whole KB)
         fingerprint = open_store(None, args.endpoint, **endpoint_options(args)).fingerprint()
         child += ["--endpoint-fingerprint", fingerprint]
+        if args.endpoint_copy:  # each worker builds the same whole index the user asked for
+            child += ["--endpoint-copy"]
     for flag, value in (("--store", args.store), ("--endpoint", args.endpoint), ("--scenarios", args.scenarios),
                         ("--releases", args.releases)):
         if value:
