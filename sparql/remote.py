@@ -187,6 +187,7 @@ class EndpointStore(Store):
         """The answer of a query sent as it is, or None when a cap cut it (then it is paged)."""
         data, reply = self._json(query)
         bindings = _bindings(data)
+        self.rows_read += len(bindings)
         if bindings and self._capped_at(reply, len(bindings)) is not None:
             return None
         return bindings
@@ -226,6 +227,7 @@ class EndpointStore(Store):
         if "results" not in data:
             raise StoreError("not a SELECT query")
         bindings = _bindings(data)
+        self.rows_read += len(bindings)
         self._refuse_capped(reply, len(bindings), "rows")
         return list(data.get("head", {}).get("vars", [])), bindings
 
