@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -172,7 +173,7 @@ class ObjectBalance:
             bisect.insort(line, negative.fact.o, key=self.key(tie))
 
 
-def round_robin(candidates: list[list[Negative]], n: int, context: NegativeContext,
+def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False,
                 rank: Callable[[Negative], int] | None = None) -> list[Negative]:
     """Take one candidate per source in turn, so negatives spread over sources.
@@ -181,31 +182,42 @@ def round_robin(candidates: list[list[Negative]], n: int, context: NegativeConte
     a seeded order). Without that, a source with no candidate leaves its subject in the set once
     (as a true fact) while another's appears three times, and how often a subject occurs in the set
     then tells true from false (an AUROC of 0.65-0.77 on DBpedia50 birthPlace). Within a source,
-    candidates come in a seeded order, those with the lowest ``rank`` first.
+    candidates come in a seeded order, those with the lowest ``rank`` first. A source's candidates
+    that know their ranks (``ranks()``, as LCWA's) give them without being made, and only those
+    drawn or screened are made.
     """
-    queues = [list(rng.permutation(len(c))) for c in candidates]
-    if rank is not None:
-        queues = [sorted(q, key=lambda j, c=c: rank(c[j])) for q, c in zip(queues, candidates)]
+    queues = [rng.permutation(len(c)) for c in candidates]
+    if rank is not None:  # a stable sort keeps the seeded order within a rank
+        queues = [q[np.argsort(_ranks(c, rank)[q], kind="stable")] for q, c in zip(queues, candidates)]
+    heads = [0] * len(candidates)
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
     while len(chosen) < n and order:
-        order.sort(key=lambda i: context.ledger.subject_uses[candidates[i][0].fact.s] if candidates[i] else 0)
+        order.sort(key=lambda i: context.ledger.subject_uses[candidates[i][0].fact.s] if len(candidates[i]) else 0)
         still = []
         for i in order:
-            while queues[i]:
-                if not dated and not context.near.screened(candidates[i][queues[i][0]].fact):
-                    context.near.screen(candidates[i][j].fact for j in queues[i][:SCREEN_AHEAD])
-                negative = candidates[i][queues[i].pop(0)]
+            queue, c = queues[i], candidates[i]
+            while heads[i] < len(queue):
+                if not dated and not context.near.screened(c[queue[heads[i]]].fact):
+                    context.near.screen(c[j].fact for j in queue[heads[i]:heads[i] + SCREEN_AHEAD])
+                negative = c[queue[heads[i]]]
+                heads[i] += 1
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)
                     chosen.append(negative)
                     break
-            if queues[i]:
+            if heads[i] < len(queue):
                 still.append(i)
             if len(chosen) >= n:
                 break
         order = still
     return chosen
+
+
+def _ranks(candidates: Sequence[Negative], rank: Callable[[Negative], int]) -> np.ndarray:
+    if hasattr(candidates, "ranks"):
+        return candidates.ranks()
+    return np.fromiter((rank(c) for c in candidates), dtype=np.int64, count=len(candidates))
 
 
 def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
