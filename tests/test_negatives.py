@@ -515,3 +515,21 @@ def test_lcwa_builds_only_the_candidates_it_draws(tmp_path, monkeypatch):
     drawn = lcwa.sample(context, [source], 3, stream(0, "test"))
     assert len(drawn) == 3 and all(n.fact.o == EX + "hub" and n.detail["side"] == "subject" for n in drawn)
     assert made["negatives"] <= 3 * base.SCREEN_AHEAD < people  # what is drawn and screened, not the in-degree
+
+
+def test_draw_order_past_its_kept_places_is_the_seeded_order():
+    """``round_robin``'s per-source order keeps only its first places and makes the rest again from
+    the generator's saved state: popped to the end it is still the one permutation, stably sorted
+    by rank as ranked when drawing began, and the generator continues as after one permutation."""
+    from factforge.generators.negatives.base import DrawOrder
+
+    size = 5 * DrawOrder.KEEP + 3
+    owed = {i: i % 3 == 0 for i in range(size)}
+    rank = lambda i: int(owed[i])  # noqa: E731
+    rng, same = stream(4, "test"), stream(4, "test")
+    order = DrawOrder(list(range(size)), rng, rank)
+    owed.update({i: not owed[i] for i in owed})  # ranks read later would sort differently
+    drawn = [order.pop() for _ in range(size)]
+    full = same.permutation(size)
+    assert drawn == full[np.argsort([(i % 3 == 0) for i in full], kind="stable")].tolist()
+    assert not order.left() and rng.integers(1 << 30) == same.integers(1 << 30)

@@ -186,10 +186,7 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     that know their ranks (``ranks()``, as LCWA's) give them without being made, and only those
     drawn or screened are made.
     """
-    queues = [rng.permutation(len(c)) for c in candidates]
-    if rank is not None:  # a stable sort keeps the seeded order within a rank
-        queues = [q[np.argsort(_ranks(c, rank)[q], kind="stable")] for q, c in zip(queues, candidates)]
-    heads = [0] * len(candidates)
+    queues = [DrawOrder(c, rng, rank) for c in candidates]
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
     while len(chosen) < n and order:
@@ -197,21 +194,65 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
         still = []
         for i in order:
             queue, c = queues[i], candidates[i]
-            while heads[i] < len(queue):
-                if not dated and not context.near.screened(c[queue[heads[i]]].fact):
-                    context.near.screen(c[j].fact for j in queue[heads[i]:heads[i] + SCREEN_AHEAD])
-                negative = c[queue[heads[i]]]
-                heads[i] += 1
+            while queue.left():
+                if not dated and not context.near.screened(c[queue.next()].fact):
+                    context.near.screen(c[j].fact for j in queue.ahead(SCREEN_AHEAD))
+                negative = c[queue.pop()]
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)
                     chosen.append(negative)
                     break
-            if heads[i] < len(queue):
+            if queue.left():
                 still.append(i)
             if len(chosen) >= n:
                 break
         order = still
     return chosen
+
+
+class DrawOrder:
+    """The seeded order of one source's candidates in ``round_robin``: a permutation, stably
+    sorted by rank. Only its first ``KEEP`` places are kept, with the generator's state before
+    the permutation: a source whose first candidates are refused gets the whole order made again
+    from that state. A hub's order held in full for every source would cost more memory than the
+    candidates it spares."""
+
+    KEEP = 4 * SCREEN_AHEAD
+
+    def __init__(self, candidates: Sequence[Negative], rng: np.random.Generator,
+                 rank: Callable[[Negative], int] | None):
+        self.candidates, self.rank, self.size = candidates, rank, len(candidates)
+        # a sampler's rank may read state that drawing changes (objects owed): taken once, here
+        self.ranks = None if rank is None or hasattr(candidates, "ranks") else _ranks(candidates, rank)
+        self.state = rng.bit_generator.state
+        self.kind = type(rng.bit_generator)
+        self.kept, self.start, self.head = self._order(rng)[:self.KEEP].copy(), 0, 0
+
+    def _order(self, rng: np.random.Generator) -> np.ndarray:
+        order = rng.permutation(self.size)
+        if self.rank is not None:  # a stable sort keeps the seeded order within a rank
+            ranks = self.ranks if self.ranks is not None else _ranks(self.candidates, self.rank)
+            order = order[np.argsort(ranks[order], kind="stable")]
+        return order
+
+    def left(self) -> bool:
+        return self.head < self.size
+
+    def next(self) -> int:
+        return self.ahead(1)[0]
+
+    def ahead(self, k: int) -> np.ndarray:
+        if self.head + k > self.start + len(self.kept) and self.start + len(self.kept) < self.size:
+            again = np.random.Generator(self.kind())
+            again.bit_generator.state = self.state
+            self.kept, self.start = self._order(again)[self.head:], self.head
+        at = self.head - self.start
+        return self.kept[at:at + k]
+
+    def pop(self) -> int:
+        taken = self.next()
+        self.head += 1
+        return taken
 
 
 def _ranks(candidates: Sequence[Negative], rank: Callable[[Negative], int]) -> np.ndarray:
