@@ -213,8 +213,8 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
 class DrawOrder:
     """The seeded order of one source's candidates in ``round_robin``: a permutation, stably
     sorted by rank. Only its first ``KEEP`` places are kept, with the generator's state before
-    the permutation: a source whose first candidates are refused gets the whole order made again
-    from that state. A hub's order held in full for every source would cost more memory than the
+    the permutation: a source whose first candidates are refused gets the order made again from
+    that state, and keeps a longer stretch of it. A hub's order held in full for every source would cost more memory than the
     candidates it spares."""
 
     KEEP = 4 * SCREEN_AHEAD
@@ -245,7 +245,8 @@ class DrawOrder:
         if self.head + k > self.start + len(self.kept) and self.start + len(self.kept) < self.size:
             again = np.random.Generator(self.kind())
             again.bit_generator.state = self.state
-            self.kept, self.start = self._order(again)[self.head:], self.head
+            # the window grows with the depth reached, so a deep source makes its order a few times
+            self.kept, self.start = self._order(again)[self.head:5 * self.head + k].copy(), self.head
         at = self.head - self.start
         return self.kept[at:at + k]
 

@@ -187,24 +187,22 @@ class SourceCandidates(Sequence):
         self.kind, self.context, self.source = kind, context, source
         self.sides = object_side, subject_side
         self.split = len(object_side[0])
-        self._made: dict[int, Negative] = {}
 
     def __len__(self) -> int:
         return self.split + len(self.sides[1][0])
 
     def __getitem__(self, at):
+        """Made anew on each call: kept, the screened ones would add up to the in-degree again."""
         at = int(at)
         if not 0 <= at < len(self):
             raise IndexError(at)
-        if at not in self._made:
-            index, p, source = self.context.kb.adjacency, self.context.predicate, self.source
-            side = "object" if at < self.split else "subject"
-            nodes, preds, _ = self.sides[side == "subject"]
-            j = at if side == "object" else at - self.split
-            entity = index.entities[int(nodes[j])]
-            fact = Fact(source.s, p, entity) if side == "object" else Fact(entity, p, source.o)
-            self._made[at] = Negative(fact, self.kind, source, {"side": side, "via": index.predicates[int(preds[j])]})
-        return self._made[at]
+        index, p, source = self.context.kb.adjacency, self.context.predicate, self.source
+        side = "object" if at < self.split else "subject"
+        nodes, preds, _ = self.sides[side == "subject"]
+        j = at if side == "object" else at - self.split
+        entity = index.entities[int(nodes[j])]
+        fact = Fact(source.s, p, entity) if side == "object" else Fact(entity, p, source.o)
+        return Negative(fact, self.kind, source, {"side": side, "via": index.predicates[int(preds[j])]})
 
     def ranks(self) -> np.ndarray:
         """``type_rank`` of each candidate, without making them: 1 for a typed stand-in of an
