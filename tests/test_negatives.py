@@ -481,3 +481,55 @@ def test_lcwa_falls_back_to_the_predicates_range_on_codex(codex_store, relation,
     for name, data in written[0].items():
         if name != "answers.json":
             assert b"fallback" not in data and b"range" not in data, name
+
+
+def _hub_kb(people: int) -> str:
+    """``people`` persons born in small towns who all live in one hub city, and Ann, born there."""
+    lines = ["@prefix ex: <http://example.org/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+             "ex:City rdfs:subClassOf ex:Place .", "ex:hub a ex:City . ex:ann a ex:Person ; ex:born ex:hub ."]
+    for i in range(people):
+        lines.append(f"ex:p{i} a ex:Person ; ex:born ex:town{i % 50} ; ex:lives ex:hub . ex:town{i % 50} a ex:City .")
+    return "\n".join(lines)
+
+
+def test_lcwa_builds_only_the_candidates_it_draws(tmp_path, monkeypatch):
+    """A hub object's in-links are LCWA's subject-side candidates: the sampler may not make one
+    false fact object per in-link (at 10M, 131 million of them for 10,000 sources) to draw a few."""
+    from factforge.generators.negatives import base, lcwa as lcwa_module
+
+    people = 3000
+    store = store_from_text(tmp_path, "hub.ttl", _hub_kb(people))
+    spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
+    context = NegativeContext.build(store, spec, adjacency(store), set(profiles.predicate_facts(store, BORN)))
+    made = Counter()
+
+    class CountedNegative(lcwa_module.Negative):
+        def __init__(self, *args, **kwargs):
+            made["negatives"] += 1
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(lcwa_module, "Negative", CountedNegative)
+    source = Fact(EX + "ann", BORN, EX + "hub")
+    lcwa = sampler("lcwa")
+    assert lcwa.productive(context, [source]) == [True]
+    drawn = lcwa.sample(context, [source], 3, stream(0, "test"))
+    assert len(drawn) == 3 and all(n.fact.o == EX + "hub" and n.detail["side"] == "subject" for n in drawn)
+    assert made["negatives"] <= 3 * base.SCREEN_AHEAD < people  # what is drawn and screened, not the in-degree
+
+
+def test_draw_order_past_its_kept_places_is_the_seeded_order():
+    """``round_robin``'s per-source order keeps only its first places and makes the rest again from
+    the generator's saved state: popped to the end it is still the one permutation, stably sorted
+    by rank as ranked when drawing began, and the generator continues as after one permutation."""
+    from factforge.generators.negatives.base import DrawOrder
+
+    size = 5 * DrawOrder.KEEP + 3
+    owed = {i: i % 3 == 0 for i in range(size)}
+    rank = lambda i: int(owed[i])  # noqa: E731
+    rng, same = stream(4, "test"), stream(4, "test")
+    order = DrawOrder(list(range(size)), rng, rank)
+    owed.update({i: not owed[i] for i in owed})  # ranks read later would sort differently
+    drawn = [order.pop() for _ in range(size)]
+    full = same.permutation(size)
+    assert drawn == full[np.argsort([(i % 3 == 0) for i in full], kind="stable")].tolist()
+    assert not order.left() and rng.integers(1 << 30) == same.integers(1 << 30)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -172,7 +173,7 @@ class ObjectBalance:
             bisect.insort(line, negative.fact.o, key=self.key(tie))
 
 
-def round_robin(candidates: list[list[Negative]], n: int, context: NegativeContext,
+def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False,
                 rank: Callable[[Negative], int] | None = None) -> list[Negative]:
     """Take one candidate per source in turn, so negatives spread over sources.
@@ -181,31 +182,84 @@ def round_robin(candidates: list[list[Negative]], n: int, context: NegativeConte
     a seeded order). Without that, a source with no candidate leaves its subject in the set once
     (as a true fact) while another's appears three times, and how often a subject occurs in the set
     then tells true from false (an AUROC of 0.65-0.77 on DBpedia50 birthPlace). Within a source,
-    candidates come in a seeded order, those with the lowest ``rank`` first.
+    candidates come in a seeded order, those with the lowest ``rank`` first. A source's candidates
+    that know their ranks (``ranks()``, as LCWA's) give them without being made, and only those
+    drawn or screened are made.
     """
-    queues = [list(rng.permutation(len(c))) for c in candidates]
-    if rank is not None:
-        queues = [sorted(q, key=lambda j, c=c: rank(c[j])) for q, c in zip(queues, candidates)]
+    queues = [DrawOrder(c, rng, rank) for c in candidates]
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
     while len(chosen) < n and order:
-        order.sort(key=lambda i: context.ledger.subject_uses[candidates[i][0].fact.s] if candidates[i] else 0)
+        order.sort(key=lambda i: context.ledger.subject_uses[candidates[i][0].fact.s] if len(candidates[i]) else 0)
         still = []
         for i in order:
-            while queues[i]:
-                if not dated and not context.near.screened(candidates[i][queues[i][0]].fact):
-                    context.near.screen(candidates[i][j].fact for j in queues[i][:SCREEN_AHEAD])
-                negative = candidates[i][queues[i].pop(0)]
+            queue, c = queues[i], candidates[i]
+            while queue.left():
+                if not dated and not context.near.screened(c[queue.next()].fact):
+                    context.near.screen(c[j].fact for j in queue.ahead(SCREEN_AHEAD))
+                negative = c[queue.pop()]
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)
                     chosen.append(negative)
                     break
-            if queues[i]:
+            if queue.left():
                 still.append(i)
             if len(chosen) >= n:
                 break
         order = still
     return chosen
+
+
+class DrawOrder:
+    """The seeded order of one source's candidates in ``round_robin``: a permutation, stably
+    sorted by rank. Only its first ``KEEP`` places are kept, with the generator's state before
+    the permutation: a source whose first candidates are refused gets the order made again from
+    that state, and keeps a longer stretch of it. A hub's order held in full for every source would cost more memory than the
+    candidates it spares."""
+
+    KEEP = 4 * SCREEN_AHEAD
+
+    def __init__(self, candidates: Sequence[Negative], rng: np.random.Generator,
+                 rank: Callable[[Negative], int] | None):
+        self.candidates, self.rank, self.size = candidates, rank, len(candidates)
+        # a sampler's rank may read state that drawing changes (objects owed): taken once, here
+        self.ranks = None if rank is None or hasattr(candidates, "ranks") else _ranks(candidates, rank)
+        self.state = rng.bit_generator.state
+        self.kind = type(rng.bit_generator)
+        self.kept, self.start, self.head = self._order(rng)[:self.KEEP].copy(), 0, 0
+
+    def _order(self, rng: np.random.Generator) -> np.ndarray:
+        order = rng.permutation(self.size)
+        if self.rank is not None:  # a stable sort keeps the seeded order within a rank
+            ranks = self.ranks if self.ranks is not None else _ranks(self.candidates, self.rank)
+            order = order[np.argsort(ranks[order], kind="stable")]
+        return order
+
+    def left(self) -> bool:
+        return self.head < self.size
+
+    def next(self) -> int:
+        return self.ahead(1)[0]
+
+    def ahead(self, k: int) -> np.ndarray:
+        if self.head + k > self.start + len(self.kept) and self.start + len(self.kept) < self.size:
+            again = np.random.Generator(self.kind())
+            again.bit_generator.state = self.state
+            # the window grows with the depth reached, so a deep source makes its order a few times
+            self.kept, self.start = self._order(again)[self.head:5 * self.head + k].copy(), self.head
+        at = self.head - self.start
+        return self.kept[at:at + k]
+
+    def pop(self) -> int:
+        taken = self.next()
+        self.head += 1
+        return taken
+
+
+def _ranks(candidates: Sequence[Negative], rank: Callable[[Negative], int]) -> np.ndarray:
+    if hasattr(candidates, "ranks"):
+        return candidates.ranks()
+    return np.fromiter((rank(c) for c in candidates), dtype=np.int64, count=len(candidates))
 
 
 def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:

@@ -30,10 +30,12 @@ scenario serve as sources too (marked ``source_outside_scenario`` in the answers
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import islice
 
 import numpy as np
 
+from factforge.sparql.scan import unique
 from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
@@ -50,30 +52,6 @@ class LocalClosedWorld(NegativeSampler):
     advice = "raise transparency, lower size, lower type_overlap, or use ambiguous=random_walk"
     pairing_sides = ("object",)  # p(s, o') keeps the subject of a true p(s, o)
     query = "negatives_lcwa"
-
-    def around(self, context: NegativeContext, source: Fact,
-               sides: tuple[str, ...] = ("object", "subject")) -> list[Negative]:
-        """The LCWA false facts of one source, before the type check and ``acceptable``; the
-        side ``range`` gives the fallback's."""
-        index = context.kb.adjacency
-        p = index.pindex.get(context.predicate)
-        found: list[Negative] = []
-        si, oi = index.id(source.s), index.id(source.o)
-        if si is not None and "object" in sides:  # object side: s --p'--> o'
-            nodes, preds = index.out(si)
-            for node, pred in zip(nodes.tolist(), preds.tolist()):
-                if pred != p:
-                    fact = Fact(source.s, context.predicate, index.entities[node])
-                    found.append(Negative(fact, self.name, source, {"side": "object", "via": index.predicates[pred]}))
-        if oi is not None and "subject" in sides:  # subject side: s' --p'--> o, where s' has p-facts of its own
-            nodes, preds = index.inbound(oi)
-            keep = (preds != p) & context.kb.subjects_mask[nodes]
-            for node, pred in zip(nodes[keep].tolist(), preds[keep].tolist()):
-                fact = Fact(index.entities[node], context.predicate, source.o)
-                found.append(Negative(fact, self.name, source, {"side": "subject", "via": index.predicates[pred]}))
-        if "range" in sides:
-            found += [self._fallback_negative(context, source, o) for o in context.kb.observed_range()[0]]
-        return found
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, o: str) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source, {"side": "range", "fallback": FALLBACK})
@@ -148,8 +126,14 @@ class LocalClosedWorld(NegativeSampler):
     def candidates(self, context: NegativeContext, sources: list[Fact]) -> list[Negative]:
         """What ``round_robin`` draws from: the type-consistent candidates that ``acceptable`` takes,
         the range fallback's included."""
-        return [neg for c in self._typed(context, sources, ("object", "subject", "range"))
-                for neg in c if context.acceptable(neg.fact)]
+        objects = context.kb.observed_range()[0]
+        context.types.load_types(objects)
+        found = []
+        for source, c in zip(sources, self._typed(context, sources)):
+            found += [neg for neg in c if context.acceptable(neg.fact)]
+            found += [neg for neg in (self._fallback_negative(context, source, o) for o in objects)
+                      if _type_ok(context, neg) and context.acceptable(neg.fact)]
+        return found
 
     def post_filter(self, context: NegativeContext, negative: Negative) -> bool:
         return _type_ok(context, negative) and context.post_filter(negative.fact)
@@ -158,21 +142,115 @@ class LocalClosedWorld(NegativeSampler):
         return round_robin(self._typed(context, sources), n, context, rng, rank=context.types.type_rank)
 
     def _typed(self, context: NegativeContext, sources: list[Fact],
-               sides: tuple[str, ...] = ("object", "subject")) -> list[list[Negative]]:
-        per_source = [self.around(context, source, sides) for source in sources]
-        subjects = {neg.fact.s for c in per_source for neg in c if neg.detail["side"] == "subject"}
-        context.types.load_types({x for c in per_source for neg in c for x in (neg.fact.s, neg.fact.o)}
-                           | {x for f in sources for x in (f.s, f.o)}
-                           | {o for s in subjects for o in context.kb.objects_of(s)})
-        return [[neg for neg in c if _type_ok(context, neg)] for c in per_source]
+               sides: tuple[str, ...] = ("object", "subject")) -> list[SourceCandidates]:
+        """Each source's type-consistent candidates, object side first, each side in link order."""
+        index, kb = context.kb.adjacency, context.kb
+        p = index.pindex.get(context.predicate)
+        outs = [_links(index.out, index.id(f.s), p) if "object" in sides else None for f in sources]
+        ins: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by object: its in-links from subjects of p
+        if "subject" in sides:
+            for f in sources:
+                oi = index.id(f.o)
+                if oi is not None and oi not in ins:
+                    nodes, preds = _links(index.inbound, oi, p)
+                    keep = kb.subjects_mask[nodes]
+                    ins[oi] = nodes[keep], preds[keep]
+        subjects = [index.entities[i] for i in unique(np.concatenate([nodes for nodes, _ in ins.values()]
+                                                                     or [np.zeros(0, np.int32)])).tolist()]
+        context.types.load_types({index.entities[i] for nodes, _ in filter(None, outs) for i in nodes.tolist()}
+                                 | {x for f in sources for x in (f.s, f.o)} | set(subjects)
+                                 | {o for s in subjects for o in kb.objects_of(s)})
+        side_of: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # subject side, shared by sources alike
+        typed = []
+        for source, out in zip(sources, outs):
+            object_side = _EMPTY
+            if out is not None:
+                object_side = _keep(context, out, lambda o: _object_ok(context, source.o, o))
+            subject_side, oi = _EMPTY, index.id(source.o)
+            if oi in ins:
+                key = (oi, context.types.types(source.s), context.types.depth(source.s))
+                if key not in side_of:
+                    side_of[key] = _keep(context, ins[oi], lambda s: _subject_ok(context, source.s, s, source.o))
+                subject_side = side_of[key]
+            typed.append(SourceCandidates(self.name, context, source, object_side, subject_side))
+        return typed
+
+
+class SourceCandidates(Sequence):
+    """One source's LCWA candidates as the node and predicate ids they are made of; a candidate
+    becomes a ``Negative`` only when asked for. A hub object has tens of thousands of in-links,
+    so 10,000 sources would otherwise make a hundred million false facts to draw a few from."""
+
+    def __init__(self, kind: str, context: NegativeContext, source: Fact,
+                 object_side: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 subject_side: tuple[np.ndarray, np.ndarray, np.ndarray]):
+        self.kind, self.context, self.source = kind, context, source
+        self.sides = object_side, subject_side
+        self.split = len(object_side[0])
+
+    def __len__(self) -> int:
+        return self.split + len(self.sides[1][0])
+
+    def __getitem__(self, at):
+        """Made anew on each call: kept, the screened ones would add up to the in-degree again."""
+        at = int(at)
+        if not 0 <= at < len(self):
+            raise IndexError(at)
+        index, p, source = self.context.kb.adjacency, self.context.predicate, self.source
+        side = "object" if at < self.split else "subject"
+        nodes, preds, _ = self.sides[side == "subject"]
+        j = at if side == "object" else at - self.split
+        entity = index.entities[int(nodes[j])]
+        fact = Fact(source.s, p, entity) if side == "object" else Fact(entity, p, source.o)
+        return Negative(fact, self.kind, source, {"side": side, "via": index.predicates[int(preds[j])]})
+
+    def ranks(self) -> np.ndarray:
+        """``type_rank`` of each candidate, without making them: 1 for a typed stand-in of an
+        untyped original."""
+        types = self.context.types
+        untyped = (not types.types(self.source.o), not types.types(self.source.s))
+        return np.concatenate([typed & flag for (_, _, typed), flag in zip(self.sides, untyped)]).astype(np.int8)
+
+
+_EMPTY = (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, bool))
+
+
+def _links(view, node: int | None, p: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """A node's links in one direction through predicates other than p."""
+    if node is None:
+        return np.zeros(0, np.int32), np.zeros(0, np.int32)
+    nodes, preds = view(node)
+    keep = preds != p
+    return nodes[keep], preds[keep]
+
+
+def _keep(context: NegativeContext, links: tuple[np.ndarray, np.ndarray], fits):
+    """The links whose entity ``fits``, with whether that entity is typed (for ``type_rank``)."""
+    nodes, preds = links
+    entities, types = context.kb.adjacency.entities, context.types
+    verdict: dict[int, tuple[bool, bool]] = {}
+    for node in nodes.tolist():
+        if node not in verdict:
+            entity = entities[node]
+            verdict[node] = fits(entity), bool(types.types(entity))
+    ok = np.array([verdict[node][0] for node in nodes.tolist()], dtype=bool)
+    typed = np.array([verdict[node][1] for node in nodes.tolist()], dtype=bool)
+    return nodes[ok], preds[ok], typed[ok]
 
 
 def _type_ok(context: NegativeContext, negative: Negative) -> bool:
     if negative.detail["side"] != "subject":  # object, or range: o' in place of o
-        return context.types.type_consistent(negative.source.o, negative.fact.o, stand_in=True)
+        return _object_ok(context, negative.source.o, negative.fact.o)
+    return _subject_ok(context, negative.source.s, negative.fact.s, negative.fact.o)
+
+
+def _object_ok(context: NegativeContext, o: str, new_o: str) -> bool:
+    return context.types.type_consistent(o, new_o, stand_in=True)
+
+
+def _subject_ok(context: NegativeContext, s: str, new_s: str, o: str) -> bool:
     # s' must look like s, and o like one of the objects s' already has: the object side asks the
     # same of o' (the source's o is a known object of s). Without it "born in London" passed for
     # someone known to be born in Buckingham Palace.
-    return (context.types.type_consistent(negative.source.s, negative.fact.s, side="subject", stand_in=True)
-            and any(context.types.type_consistent(known, negative.fact.o, stand_in=True)
-                    for known in context.kb.objects_of(negative.fact.s)))
+    return (context.types.type_consistent(s, new_s, side="subject", stand_in=True)
+            and any(context.types.type_consistent(known, o, stand_in=True) for known in context.kb.objects_of(new_s)))
