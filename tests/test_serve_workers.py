@@ -170,7 +170,9 @@ def test_workers_share_one_port_and_one_store(served, tmp_path):
     store = tmp_path / "store"
     subprocess.run([sys.executable, "-m", "factforge", "--quiet", "load", str(ROOT / "sparql/demo/demo.ttl"),
                     "--store", str(store)], check=True, capture_output=True, cwd=tmp_path)
-    server = served("--store", str(store), "--workers", "2")
+    # A queue for every concurrent query below: this is about workers sharing a port and a store,
+    # and on a loaded machine the default queue of 2 sheds some of them with 503 (as it should)
+    server = served("--store", str(store), "--workers", "2", "--threads", "16", "--sparql-queue", "8")
     assert "with 2 worker processes" in server.line
     workers = children(server.process.pid)
     assert len(workers) == 2
