@@ -277,7 +277,7 @@ def test_a_claim_waiting_for_a_removed_job_gets_the_new_lock_file(tmp_path):
 
     files = JobFiles(tmp_path)
     holder = files.claim("job")
-    got = []
+    got, refused_once = [], threading.Event()
 
     def wait_for_it():  # asks again until it has the claim, however slow this machine is today
         deadline = time.monotonic() + 30
@@ -285,10 +285,12 @@ def test_a_claim_waiting_for_a_removed_job_gets_the_new_lock_file(tmp_path):
             claim = files.claim("job")
             if claim is not None:
                 got.append(claim)
+            else:
+                refused_once.set()
 
     waiter = threading.Thread(target=wait_for_it)
     waiter.start()
-    time.sleep(0.01)
+    assert refused_once.wait(30), "the waiter never asked while the claim was held"
     files.remove("job", holder)
     waiter.join()
     assert got, "the claim never came free"
