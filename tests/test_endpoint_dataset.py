@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import requests
@@ -146,4 +147,23 @@ def test_serve_computes_the_fingerprint_once_for_its_workers(tmp_path):
         assert len(set(kb)) == 1 and kb[0] == factforge("fingerprint", "--endpoint", proxy.url).stdout.strip()
     finally:
         proxy.close()
+        server.stop()
+
+
+def test_serve_hands_endpoint_copy_on_to_its_workers(tmp_path):
+    """`serve --endpoint --workers 2 --endpoint-copy`: each worker is started with the copy the user
+    asked for (a worker without it would fall back to neighbourhood generation, and refuse
+    homogeneity > 0 that the single-process server accepts)."""
+    from test_serve_workers import children
+    from test_sparql_hostile import factforge_serve
+
+    server = served(tmp_path, "kb", KB)
+    try:
+        with factforge_serve(tmp_path, "--endpoint", server.query_url, "--workers", "2", "--endpoint-copy") \
+                as (base, process):
+            assert requests.get(f"{base}/api/kb", timeout=60).status_code == 200
+            workers = wait_for(lambda: children(process.pid), "the two workers", until=lambda found: len(found) == 2)
+            lines = [Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in workers]
+        assert all(b"--endpoint-copy" in line and b"--endpoint-fingerprint" in line for line in lines), lines
+    finally:
         server.stop()
