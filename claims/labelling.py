@@ -187,6 +187,15 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
              "false_refuted_by_kb": sum(v > 0 for v in dies_at.values())}
     pools = _Pools(len(outside), len(inside), ends_sorted)
     total = count if count is not None else _largest(pools, shares)
+    # A label the shares ask for that no fact can have (R refutes none of the false facts: a
+    # predicate neither functional nor with disjoint types; or no true fact is in the KB): a clear
+    # error, not a set rounded down to a claim or two of the other labels.
+    missing = [label for label, share, pool in ((SUPPORTS, shares[0], sizes["true_in_kb"]),
+                                                (REFUTES, shares[1], sizes["false_refuted_by_kb"])) if share and not pool]
+    if missing:
+        raise SharesError(f"--shares: none of these facts can be {' or '.join(missing)} ({_pool_text(sizes)}); ask a "
+                          f"share of 0 for it, or take facts of a predicate R can contradict (functional, or with "
+                          f"disjoint types)")
     split = _split(total, pools, shares)
     if split is None:
         raise SharesError(f"--shares: {total} claims at these shares cannot be made from these facts; at most "

@@ -298,3 +298,16 @@ def test_a_fact_taken_out_of_r_is_not_left_stated_by_its_statement_node(tmp_path
     # a or b was taken out, as no false fact's subject is told (generators.restatements).
     assert "<http://ex/st1>" not in dump and "<http://ex/b__1>" not in dump
     assert "<http://ex/b> <http://dbpedia.org/ontology/award>" not in dump and "<http://ex/link>" not in dump
+
+
+def test_a_predicate_r_cannot_contradict_is_an_error_not_a_set_without_refutes(store, tmp_path):
+    """``visited`` is neither functional nor typed: R refutes none of its false facts, so shares that
+    ask for REFUTES are refused with the reason (it made a set of one NOT ENOUGH INFO claim), and a
+    REFUTES share of 0 makes the set."""
+    visited = [fact(f"S{i}", "visited", f"C{(i + 2) % N}", True) for i in range(N)]
+    visited += [fact(f"S{i}", "visited", f"C{(i + 4) % N}", False) for i in range(N)]
+    items = [dict(r, id=f"v{n:03d}") for n, r in enumerate(visited, 1)]
+    with pytest.raises(SharesError, match="none of these facts can be REFUTES"):
+        make(store, tmp_path / "c", items=items)
+    _, claims, _ = read(make(store, tmp_path / "d", items=items, shares=parse_shares("1/2,0,1/2")))
+    assert {c["label"] for c in claims} == {"SUPPORTS", "NOT ENOUGH INFO"}
