@@ -63,6 +63,17 @@ def store_from_text(folder: Path, name: str, text: str):
 WAIT = 180.0
 
 
+
+def stop_process(process: subprocess.Popen, *, grace: float) -> None:
+    """Ask a server to stop; kill it when it has not within ``grace`` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
 def wait_for(probe, what: str, *, until=bool, timeout: float = WAIT, interval: float = 0.05):
     """``probe()``'s first answer that passes ``until``, asked again every ``interval`` s; an
     AssertionError naming ``what`` and the last answer once ``timeout`` s have passed without one."""
@@ -163,13 +174,7 @@ class OxigraphServer:
         raise RuntimeError("oxigraph serve did not answer within 30 s")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, grace=10)
 
 
 @pytest.fixture(scope="session")

@@ -14,13 +14,12 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
-from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, free_port, need, wait_for
+from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, free_port, need, stop_process, wait_for
 from test_backends import ENTITIES, EMPTY_ON_DBPEDIA50, canonical, params_for
 from test_cli import assert_clean_error, factforge
 from test_sparql_hostile import factforge_serve
@@ -120,13 +119,7 @@ class VirtuosoServer:
         assert "0 Rows" in errors, errors
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, grace=60)  # a checkpoint on shutdown can take a while
         self.log.close()
 
 
