@@ -7,13 +7,19 @@ are checked by it: a bad or unknown one is a 400 naming it. The seed is the scen
 ``seed`` is given; the leakage level is the scenario's. A claims set is made on its first request,
 one at a time per process under the scenario's claim (which pins it against eviction), into
 ``<scenario>/claims/<key>/`` (key: a hash of the settings and seed), and read from there after;
+sets count toward the scenario folder's bound and are trimmed, least recently used first, before
+any scenario is evicted (server/scenario_disk.py);
 its bytes are those ``factforge claims`` writes for the same scenario folder and knobs. Provenance
 is never in the claims: it is the ``/claims/answers`` route's, as the scenario's is ``/answers``.
 """
 from __future__ import annotations
 
 import json
+import logging
+import os
+import shutil
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlencode
@@ -34,18 +40,19 @@ from factforge.sparql.store import StoreError
 from . import api as scenario_api
 from . import openapi
 from .errors import ApiError
+from .scenario_disk import CLAIMS_SETS as CLAIMS
 from .scenarios import RETRY_BUSY, Busy
 from .state import state
 
 claims_api = Blueprint("claims", __name__, url_prefix="/api")
 
-CLAIMS = "claims"  # the folder of a scenario's claims sets
 MEDIA = "application/x-ndjson"
 FILES = {"answers": ("answers.json", "application/json"), "manifest": ("manifest.json", "application/json"),
          "reference": (DUMP, "application/n-triples")}
 _making = threading.Lock()  # claims sets are CPU-bound Python: one at a time per process
 _waiting = [0]
 _waiting_lock = threading.Lock()
+log = logging.getLogger("factforge.server")
 
 
 def query(*, data_route: bool) -> tuple[dict, int | None]:
@@ -91,9 +98,10 @@ def claims_folder(scenario_id: str, settings: dict, seed: int | None) -> Path:
     folder = scenario_api._folder(scenario_id)
     spec = st.scenarios.manifest(scenario_id)["spec"]
     seed = spec["seed"] if seed is None else seed
-    target = folder / CLAIMS / settings_key(settings, seed)
+    key = settings_key(settings, seed)
+    target = folder / CLAIMS / key
     if (target / "manifest.json").is_file():
-        st.scenarios.disk.touch(scenario_id)
+        st.scenarios.disk.touch(scenario_id, key)
         return target
     options = claim_options(settings, seed=seed, leakage=spec["leakage"])
     with _waiting_lock:  # waiting requests hold request threads: bounded like the generation queue
@@ -105,9 +113,11 @@ def claims_folder(scenario_id: str, settings: dict, seed: int | None) -> Path:
         with _making:
             claim = st.scenarios.claim_waiting(scenario_id)  # one maker in all processes; pins the scenario
             try:
+                # made meanwhile by the request we waited for, here or in another process
                 if not (target / "manifest.json").is_file():
                     _make(st.store, folder, scenario_id, options, target)
-                    st.scenarios.disk.enforce()
+                    st.scenarios.disk.touch(scenario_id, key)
+                    st.scenarios.disk.enforce(holding=scenario_id, keep=f"{scenario_id}/{CLAIMS}/{key}")
             finally:
                 st.scenarios.job_files.remove(scenario_id, claim)
     finally:
@@ -119,8 +129,16 @@ def claims_folder(scenario_id: str, settings: dict, seed: int | None) -> Path:
 def _make(store, folder: Path, scenario_id: str, options, target: Path) -> None:
     # The scenario's id stands for its folder in the claims manifest: where the server keeps it is its own.
     source = replace(read_scenario(folder), folder=Path(scenario_id))
+    # Made aside and renamed into place: a reader sees a whole set or none, a failed one leaves
+    # nothing behind, and a killed maker's half is swept at the next start (scenario_disk).
+    staging = folder / f".{CLAIMS}-{target.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    started = time.perf_counter()
     try:
-        make_claims(store, source, options, target)
+        make_claims(store, source, options, staging)
+        target.parent.mkdir(exist_ok=True)
+        shutil.rmtree(target, ignore_errors=True)  # a half set an older version left in place
+        os.rename(staging, target)
     except SharesError as error:
         field = "count" if options.count is not None else "shares"
         raise ApiError(422, f"{field}: {str(error).removeprefix('--shares: ')}", field) from None
@@ -130,6 +148,9 @@ def _make(store, folder: Path, scenario_id: str, options, target: Path) -> None:
         raise ApiError(422, str(error)) from None
     except StoreError as error:
         raise ApiError(502, f"the store could not answer: {error}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    log.info("claims set %s of %s made in %.1f s", target.name, scenario_id, time.perf_counter() - started)
 
 
 def _links(scenario_id: str) -> str:
@@ -143,7 +164,16 @@ def _links(scenario_id: str) -> str:
 def fever(scenario_id: str):
     """The claims JSONL of a scenario (the ``format=fever`` of its data route)."""
     settings, seed = query(data_route=True)
-    return _send(scenario_id, claims_folder(scenario_id, settings, seed), "claims.jsonl", MEDIA)
+    return _serve(scenario_id, settings, seed, "claims.jsonl", MEDIA)
+
+
+def _serve(scenario_id: str, settings: dict, seed: int | None, name: str, media: str):
+    try:
+        return _send(scenario_id, claims_folder(scenario_id, settings, seed), name, media)
+    except FileNotFoundError:
+        # Trimmed between the check and the read to keep the folder under its bound (its scenario
+        # stays): made again once; a scenario evicted meanwhile is the error handler's 404.
+        return _send(scenario_id, claims_folder(scenario_id, settings, seed), name, media)
 
 
 def _send(scenario_id: str, folder: Path, name: str, media: str):
@@ -160,8 +190,7 @@ scenario_api.FORMAT_HANDLERS["fever"] = fever
 def _part(part: str):
     def route(scenario_id: str):
         settings, seed = query(data_route=False)
-        name, media = FILES[part]
-        return _send(scenario_id, claims_folder(scenario_id, settings, seed), name, media)
+        return _serve(scenario_id, settings, seed, *FILES[part])
 
     route.__name__ = part
     claims_api.add_url_rule(f"/scenarios/<scenario_id>/claims/{part}", part, route, methods=["GET"])

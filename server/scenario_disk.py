@@ -20,6 +20,13 @@ Pinned scenarios are never evicted:
 
 Pinned scenarios alone may exceed the bound.
 
+A scenario's claims sets (``<id>/claims/<key>/``, server/api_claims.py) go before any scenario does,
+least recently used first: every distinct set of claims knobs is a new set with its own R dump, so
+a client varying a knob would otherwise grow one scenario (pinned while its own set is made) past
+the bound, or get the whole scenario evicted for sets nobody asks for again. A set is derived
+data: asked for again, it is made again with the same bytes. Removing one claims its scenario's
+job key (no maker at work on it) unless the evicting caller holds that key itself.
+
 Eviction is safe against readers in every process: it claims the scenario's job key, so no maker
 and no R writer is at work on it; renames its folder away, atomically, so it stops being ready at
 once; and only then deletes it (and the evaluations posted for it, counted in its size). A response already reading one of its files keeps its open file to
@@ -39,6 +46,7 @@ from typing import Callable
 
 from factforge.publish.jobs import JobFiles
 
+CLAIMS_SETS = "claims"  # <root>/<id>/claims/<key>/: a scenario's claims sets, trimmed before scenarios go
 EVALUATIONS = "_evaluations"  # <root>/_evaluations/<id>/: scores posted for a scenario, counted and evicted with it
 TOUCH_EVERY = 60.0      # seconds between two writes of one scenario's use to disk, per process
 EVICTED = ".evicted"    # <root>/.<id>.<random>.evicted: a folder being deleted
@@ -59,13 +67,19 @@ class ScenarioDisk:
         self._used: dict[str, float] = {}       # id -> last use seen by this process
         self._persisted: dict[str, float] = {}  # id -> when that was last written as the folder's mtime
 
-    def touch(self, scenario_id: str) -> None:
+    def touch(self, scenario_id: str, claims_set: str | None = None) -> None:
+        """A use of the scenario, and of its claims set ``claims_set`` (a key) when given."""
+        self._mark(scenario_id)
+        if claims_set is not None:
+            self._mark(f"{scenario_id}/{CLAIMS_SETS}/{claims_set}")
+
+    def _mark(self, name: str) -> None:
         now = time.time()
-        self._used[scenario_id] = now
-        if now - self._persisted.get(scenario_id, 0.0) >= TOUCH_EVERY:
-            self._persisted[scenario_id] = now
+        self._used[name] = now
+        if now - self._persisted.get(name, 0.0) >= TOUCH_EVERY:
+            self._persisted[name] = now
             try:
-                os.utime(os.path.join(self._root, scenario_id))
+                os.utime(os.path.join(self._root, name))
             except OSError:  # evicted meanwhile: nothing to mark
                 pass
 
@@ -82,16 +96,49 @@ class ScenarioDisk:
                     continue
         return sorted(out)
 
-    def enforce(self) -> list[str]:
-        """Evict unpinned scenarios, least recently used first, until all fit in the bound; their ids."""
+    def claims_sets(self) -> list[tuple[float, int, str]]:
+        """(last use, bytes, ``<id>/claims/<key>``) of every claims set, least recently used first."""
+        out = []
+        for scenario in os.scandir(self._root):
+            if not _ID.fullmatch(scenario.name):
+                continue
+            try:
+                entries = list(os.scandir(os.path.join(scenario.path, CLAIMS_SETS)))
+            except OSError:  # no claims sets, or evicted meanwhile
+                continue
+            for entry in entries:
+                name = f"{scenario.name}/{CLAIMS_SETS}/{entry.name}"
+                try:
+                    used = max(entry.stat().st_mtime, self._used.get(name, 0.0))
+                    out.append((used, _tree_bytes(entry.path), name))
+                except OSError:
+                    continue
+        return sorted(out)
+
+    def enforce(self, *, holding: str | None = None, keep: str | None = None) -> list[str]:
+        """Trim claims sets, then evict unpinned scenarios, least recently used first, until all fit
+        in the bound; what went (ids and ``<id>/claims/<key>`` names).
+
+        ``holding``: a scenario whose job claim the caller holds (its sets may go, it may not);
+        ``keep``: the claims set (``<id>/claims/<key>``) the caller has just made, never trimmed.
+        """
         with open(self.root / ".evict.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # dropped when the file closes
             used = self.usage()
             total = sum(size for _used, size, _id in used)
             if total <= self.limit:
                 return []
-            pinned = self.pinned()
             evicted = []
+            for _used, size, name in self.claims_sets():
+                if total <= self.limit:
+                    break
+                if name != keep and self._trim(name, held=name.split("/", 1)[0] == holding):
+                    total -= size
+                    evicted.append(name)
+            if evicted:  # the scenarios' sizes counted the sets that went
+                used = self.usage()
+                total = sum(size for _used, size, _id in used)
+            pinned = self.pinned()
             for _used, size, scenario_id in used:
                 if total <= self.limit:
                     break
@@ -99,8 +146,29 @@ class ScenarioDisk:
                     total -= size
                     evicted.append(scenario_id)
         if evicted:
-            log.info("evicted %d scenario(s) to keep the scenario folder under %d bytes", len(evicted), self.limit)
+            log.info("evicted %d scenario(s) and claims set(s) to keep the scenario folder under %d bytes",
+                     len(evicted), self.limit)
         return evicted
+
+    def _trim(self, name: str, *, held: bool) -> bool:
+        """Remove the claims set ``<id>/claims/<key>``, renamed away first so readers see all of it or none."""
+        scenario_id = name.split("/", 1)[0]
+        claim = None if held else self.jobs.claim(scenario_id, tries=1)
+        if claim is None and not held:  # a set of it is being made, or its R written
+            return False
+        try:
+            away = self.root / f".{scenario_id}.{uuid.uuid4().hex[:12]}{EVICTED}"
+            try:
+                os.rename(self.root / name, away)
+            except OSError:  # gone already
+                return False
+        finally:
+            if claim is not None:
+                claim.release()
+        self._used.pop(name, None)
+        self._persisted.pop(name, None)
+        shutil.rmtree(away, ignore_errors=True)
+        return True
 
     def _evict(self, scenario_id: str) -> bool:
         claim = self.jobs.claim(scenario_id, tries=1)
