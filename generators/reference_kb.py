@@ -102,7 +102,7 @@ class ReferenceKB:
     def line_numbers(self, triples: Iterable[Triple]) -> dict[Triple, int]:
         """The 0-based line of each of ``triples`` (subject and predicate IRIs) in ``write_ntriples``'s
         output, for those R holds."""
-        by_line = {_line(triple): triple for triple in set(triples)}
+        by_line = {ntriples_line(triple): triple for triple in set(triples)}
         found = self._dump.find(by_line)
         lines = sorted(found)
         numbers = np.array([found[line] for line in lines], dtype=np.int64)
@@ -143,7 +143,7 @@ def kept_links(index: Adjacency, triples: Iterable[Triple]) -> np.ndarray:
     return keep
 
 
-def _line(triple: Triple) -> bytes:
+def ntriples_line(triple: Triple) -> bytes:
     """A triple's N-Triples line, subject and predicate IRIs; a literal object is held in its N-Triples form."""
     s, p, o = triple
     obj = o if o.startswith('"') else NamedNode(o)

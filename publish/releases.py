@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from factforge.claims.options import CLAIM_CONSTRAINTS, claim_settings
+from factforge.claims.reference_dump import DUMP
 from factforge.generators.spec import ScenarioSpec, SpecError
 from factforge.generators.writers import _sha256 as sha256_file
 from factforge.generators.writers import formats as known_formats
@@ -41,6 +42,7 @@ from factforge.sparql.messages import shown
 from factforge.sparql.store import Store, default_cache_root
 
 from .jobs import Claim, JobFiles
+from .release_evidence import CLAIMS_FILE, EvidenceLines
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SUFFIX = ".tar.gz"
@@ -495,13 +497,15 @@ def verify_release(path: str | os.PathLike) -> list[str]:
     """Everything wrong with a release archive, one sentence each; an empty list when all is well.
 
     Reads the archive once, as a stream: each member's sha256 is compared with the manifest, and
-    members the manifest does not list, missing files and links are all reported.
+    members the manifest does not list, missing files and links are all reported; every claim's
+    evidence lines are resolved in the claims' R (publish/release_evidence.py).
     """
     path = Path(path)
     if not path.is_file():
         return [f"{path}: no such file"]
+    evidence = EvidenceLines()
     try:
-        members, manifest_bytes, problems = _scan(path)
+        members, manifest_bytes, problems = _scan(path, evidence)
     except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
         return [f"{path}: not a complete gzip-compressed tar archive ({_reason(error)})"]
     tops = {name.split("/", 1)[0] for name in members} | {name.split("/", 1)[0] for name in manifest_bytes}
@@ -515,11 +519,13 @@ def verify_release(path: str | os.PathLike) -> list[str]:
     problems += manifest_problems
     if manifest is None:
         return problems
-    return problems + _compare(top, manifest, members) + _check_claims(top, manifest, manifest_bytes)
+    return (problems + _compare(top, manifest, members) + _check_claims(top, manifest, manifest_bytes)
+            + evidence.problems())
 
 
-def _scan(path: Path) -> tuple[dict[str, str], dict[str, bytes], list[str]]:
-    """sha256 of every regular member, the manifest's bytes, and problems with member types or names."""
+def _scan(path: Path, evidence: EvidenceLines) -> tuple[dict[str, str], dict[str, bytes], list[str]]:
+    """sha256 of every regular member, the manifest's bytes, and problems with member types or names;
+    claims and their R go by ``evidence`` on the way."""
     members: dict[str, str] = {}
     manifests: dict[str, bytes] = {}
     problems: list[str] = []
@@ -544,6 +550,12 @@ def _scan(path: Path) -> tuple[dict[str, str], dict[str, bytes], list[str]]:
             elif name.count("/") == 3 and name.endswith(f"/{CLAIMS}/{MANIFEST}"):  # read by _check_claims too
                 manifests[name] = handle.read()
                 members[name] = hashlib.sha256(manifests[name]).hexdigest()
+            elif name.count("/") == 3 and name.endswith(f"/{CLAIMS}/{CLAIMS_FILE}"):
+                data = handle.read()
+                members[name] = hashlib.sha256(data).hexdigest()
+                evidence.claims(name.rsplit("/", 1)[0], data)
+            elif name.count("/") == 3 and name.endswith(f"/{CLAIMS}/{DUMP}"):
+                members[name] = evidence.reference(name.rsplit("/", 1)[0], handle)
             else:
                 members[name] = _sha256_stream(handle)
         while stream.read(1 << 20):
@@ -630,7 +642,7 @@ def _check_claims(top: str, manifest: dict, manifests: dict[str, bytes]) -> list
             if recorded.get(key) != expected.get(key):
                 problems.append(f"{where}: its {key} {json.dumps(expected.get(key))[:200]} differ from those "
                                 f"{top}/{MANIFEST} records, {json.dumps(recorded.get(key))[:200]}")
-        for name in ("claims.jsonl", "answers.json", "reference.sorted.nt"):
+        for name in (CLAIMS_FILE, "answers.json", DUMP):
             listed = manifest["files"].get(f"{item.get('id')}/{CLAIMS}/{name}")
             if listed is None or listed != recorded["files"].get(name):
                 problems.append(f"{top}/{item.get('id')}/{CLAIMS}/{name}: not listed in {top}/{MANIFEST} with the "

@@ -140,3 +140,66 @@ def test_a_release_posted_over_http_includes_its_claims(demo_http):
         assert job_end(demo_http, response)["status"] == "done"
     manifest = requests.get(f"{demo_http}/api/releases/hc1", timeout=30).json()
     assert manifest["scenarios"][0]["claims"]["languages"] == ["en", "de"]
+
+
+def _with_hashes_remade(archive, changed: dict[str, bytes]) -> dict[str, bytes]:
+    """``changed`` plus the claims and release manifests relisting the changed files' sha256, so that
+    only resolving the evidence lines can tell the archive was tampered with."""
+    files = members(archive)
+    out = dict(changed)
+    release = json.loads(files["c1/manifest.json"])
+    for name, data in changed.items():
+        folder, file = name.rsplit("/", 1)
+        own_name = f"{folder}/manifest.json"
+        own = json.loads(out.get(own_name, files[own_name]))
+        own["files"][file] = hashlib.sha256(data).hexdigest()
+        out[own_name] = json.dumps(own).encode()
+        scenario_id = folder.split("/")[1]
+        item = next(s for s in release["scenarios"] if s["id"] == scenario_id)
+        item["claims"]["files"][file] = own["files"][file]
+    for name, data in out.items():
+        release["files"][name.split("/", 1)[1]] = hashlib.sha256(data).hexdigest()
+    out["c1/manifest.json"] = json.dumps(release).encode()
+    return out
+
+
+def _supported(archive, folder: str) -> list[dict]:
+    records = [json.loads(line) for line in members(archive)[f"{folder}/claims.jsonl"].decode().splitlines()]
+    return [r for r in records if r["label"] == "SUPPORTS"]
+
+
+def test_verify_resolves_evidence_lines_and_names_the_claim_whose_r_line_was_changed(made, tmp_path):
+    archive, manifest = made
+    folder = f"c1/{manifest['scenarios'][0]['id']}/claims"
+    record = _supported(archive, folder)[0]
+    line = record["evidence"][0][0][3]
+    lines = members(archive)[f"{folder}/reference.sorted.nt"].decode().splitlines(keepends=True)
+    lines[line] = lines[line].replace(f"<{record['evidence_triples'][0][0]['o']}>", "<http://example.org/Elsewhere>")
+    citing = [r["id"] for r in json.loads("[" + ",".join(members(archive)[f"{folder}/claims.jsonl"].decode()
+                                                         .splitlines()) + "]")
+              if any(item[3] == line for group in r["evidence"] for item in group)]
+    copy = tmp_path / "c1.tar.gz"
+    copy.write_bytes(archive.read_bytes())
+    changed = _with_hashes_remade(archive, {f"{folder}/reference.sorted.nt": "".join(lines).encode()})
+    rewrite(copy, lambda member, data: changed.get(member, data))
+    problems = lib.verify_release(copy)
+    assert problems and all(f"line {line} " in p for p in problems), problems
+    assert {int(p.split("claim ", 1)[1].split()[0]) for p in problems} == set(citing), problems
+    assert lib.verify_release(archive) == []  # the untouched archive resolves
+
+
+def test_verify_names_the_claim_whose_evidence_line_points_elsewhere(made, tmp_path):
+    archive, manifest = made
+    folder = f"c1/{manifest['scenarios'][0]['id']}/claims"
+    victim = _supported(archive, folder)[1]
+    text = members(archive)[f"{folder}/claims.jsonl"].decode().splitlines(keepends=True)
+    records = [json.loads(line) for line in text]
+    at = next(i for i, r in enumerate(records) if r["id"] == victim["id"] and r["lang"] == victim["lang"])
+    records[at]["evidence"][0][0][3] += 1
+    text[at] = json.dumps(records[at], ensure_ascii=False) + "\n"
+    copy = tmp_path / "c1.tar.gz"
+    copy.write_bytes(archive.read_bytes())
+    changed = _with_hashes_remade(archive, {f"{folder}/claims.jsonl": "".join(text).encode()})
+    rewrite(copy, lambda member, data: changed.get(member, data))
+    problems = lib.verify_release(copy)
+    assert len(problems) == 1 and f"claim {victim['id']} " in problems[0] and "claims.jsonl" in problems[0], problems
