@@ -80,20 +80,28 @@ def run(args) -> int:
 
 
 def _make(store, source, options, out: Path) -> int:
-    from factforge.claims.audit import summary_lines
     from factforge.claims.build import make_claims
 
     started = time.perf_counter()
     manifest = make_claims(store, source, options, out)
+    print("\n".join(claims_summary(manifest, f"{out} ({time.perf_counter() - started:.1f} s)")))
+    return 0
+
+
+def claims_summary(manifest: dict, where: str) -> list[str]:
+    """What a claims set's manifest says, as ``generate --claims``, ``claims`` and ``release create``
+    print it: counts per label and language, the shares asked, what was left out, the audit's summary."""
+    from factforge.claims.audit import summary_lines
+
     labels = ", ".join(f"{label} {n}" for label, n in manifest["claims"]["labels"].items())
-    print(f"{manifest['claims']['per_language']} claims per language ({labels}) in "
-          f"{', '.join(manifest['languages'])}: {manifest['claims']['total']} records in {out} "
-          f"({time.perf_counter() - started:.1f} s)")
+    lines = [f"{manifest['claims']['per_language']} claims per language ({labels}) in "
+             f"{', '.join(manifest['languages'])}: {manifest['claims']['total']} records in {where}",
+             f"  shares asked (S, R, NEI) {', '.join(manifest['shares']['asked'])}"]
     left = {k: v for k, v in manifest["left_out"].items() if v}
     if left:
-        print("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
-    print("  claims audit " + "\n  ".join(summary_lines(manifest["audit"])))
-    return 0
+        lines.append("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
+    audit = summary_lines(manifest["audit"])
+    return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
 
 
 def _generate_with_claims(generate):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from factforge.publish import releases as lib
 
+from .claims import claims_summary
 from .options import CliError, reading_store, store_options
 
 
@@ -61,7 +62,9 @@ def cmd_create(args) -> int:
     try:
         lib.check_name(args.name)
         store = reading_store(args)
-        manifest = lib.create_release(store, args.name, specs, root, formats=formats, progress=not args.quiet)
+        claims: dict[str, dict] = {}  # printed after the progress bars are gone
+        manifest = lib.create_release(store, args.name, specs, root, formats=formats, progress=not args.quiet,
+                                      on_claims=claims.__setitem__)
     except lib.ReleaseError as error:
         where = f"--spec {origins[error.index]}: " if error.index is not None and error.index < len(origins) else ""
         raise CliError(f"{where}{error}") from None
@@ -71,6 +74,8 @@ def cmd_create(args) -> int:
     for item in manifest["scenarios"]:
         test = item["counts"]["test"]
         print(f"  {item['id']}  {item['predicate']}  seed {item['seed']}  test {test['true']} true / {test['false']} false")
+        if item["id"] in claims:
+            print("    " + "\n    ".join(claims_summary(claims[item["id"]], f"{item['id']}/claims/")))
     print(f"{path}\nsha256 {lib.archive_sha256(path)}")
     return 0
 
@@ -82,8 +87,10 @@ def cmd_verify(args) -> int:
     if problems:
         return 1
     manifest = lib.read_manifest(args.archive)
+    claims = sum(1 for item in manifest["scenarios"] if item.get("claims"))
+    resolved = f"; the evidence lines of {claims} claims set(s) resolve in their R" if claims else ""
     print(f"ok: {args.archive}: release {manifest['release']}, {len(manifest['scenarios'])} scenarios, "
-          f"{len(manifest['files'])} files match their sha256")
+          f"{len(manifest['files'])} files match their sha256{resolved}")
     return 0
 
 

@@ -170,10 +170,11 @@ def _check_formats(names: Iterable[str]) -> list[str]:
 def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLike, *,
                    formats: Iterable[str] = DEFAULT_FORMATS, progress: bool = False,
                    on_scenario: Callable[[int, int], None] | None = None, spec_check=None,
-                   claim: Claim | None = None) -> dict:
+                   claim: Claim | None = None, on_claims: Callable[[str, dict], None] | None = None) -> dict:
     """Generate every spec's scenario and freeze them as ``<releases_dir>/<name>.tar.gz``; its manifest.
 
-    ``on_scenario(done, total)`` is called after each scenario (a server's status page uses it).
+    ``on_scenario(done, total)`` is called after each scenario (a server's status page uses it);
+    ``on_claims(scenario_id, claims_manifest)`` after each claims set (the command line prints them).
     ``claim`` is the name's claim when the caller holds it already (and releases it itself).
     """
     root = Path(releases_dir)
@@ -195,7 +196,8 @@ def create_release(store: Store, name: str, specs, releases_dir: str | os.PathLi
         staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=PARTIAL, dir=root))
         top = staging / name
         top.mkdir()
-        scenarios = _write_scenarios(store, parsed, top, names, progress=progress, on_scenario=on_scenario)
+        scenarios = _write_scenarios(store, parsed, top, names, progress=progress, on_scenario=on_scenario,
+                                     on_claims=on_claims)
         manifest = _write_release_files(top, name, store.fingerprint(), names, scenarios)
         packed = staging / f"{name}{SUFFIX}"
         _pack(top, packed, progress=progress)
@@ -248,7 +250,7 @@ def remove_abandoned(root: str | os.PathLike, name: str | None = None) -> list[s
 
 
 def _write_scenarios(store: Store, specs: list[tuple[ScenarioSpec, dict | None]], top: Path, names: list[str], *,
-                     progress: bool, on_scenario) -> list[dict]:
+                     progress: bool, on_scenario, on_claims=None) -> list[dict]:
     """Each spec's scenario folder under ``top``; their entries for the release manifest."""
     from factforge.generators.scenario import generate
 
@@ -269,7 +271,10 @@ def _write_scenarios(store: Store, specs: list[tuple[ScenarioSpec, dict | None]]
             out.append({"id": scenario.id, "predicate": spec.predicate, "seed": spec.seed,
                         "spec": spec.to_dict(), "counts": manifest["counts"]})
             if claims is not None:
-                out[-1]["claims"] = _write_claims(store, spec, claims, top / scenario.id, index)
+                made = _write_claims(store, spec, claims, top / scenario.id, index)
+                out[-1]["claims"] = claims_entry(claims, made)
+                if on_claims is not None:
+                    on_claims(scenario.id, made)
             bar.update()
             if on_scenario is not None:
                 on_scenario(index + 1, len(specs))
@@ -278,7 +283,7 @@ def _write_scenarios(store: Store, specs: list[tuple[ScenarioSpec, dict | None]]
 
 def _write_claims(store: Store, spec: ScenarioSpec, settings: dict, folder: Path, index: int) -> dict:
     """The scenario's claims in ``folder/claims/``: claims.jsonl, answers.json, the R their evidence
-    lines point into and their manifest; what the release manifest says of them."""
+    lines point into and their manifest, which is returned."""
     from factforge.claims.build import make_claims
     from factforge.claims.errors import ClaimsError
     from factforge.claims.options import claim_options
@@ -292,13 +297,16 @@ def _write_claims(store: Store, spec: ScenarioSpec, settings: dict, folder: Path
     except ClaimsError as error:  # shares that cannot be met say how many claims can be made
         raise ReleaseError(f"specs[{index}].claims: {str(error).removeprefix('--')}", f"specs[{index}].claims",
                            index=index) from None
-    return claims_entry(settings, made)
+    return made
 
 
 def claims_entry(settings: dict, made: dict) -> dict:
-    """What a release manifest records of a scenario's claims (``verify`` compares it with theirs)."""
+    """What a release manifest records of a scenario's claims (``verify`` compares it with theirs):
+    the audit only as its verdict and reasons, the whole report being in the claims' manifest."""
     return {"settings": settings, "languages": made["languages"], "shares": made["shares"],
+            "counts": {"per_language": made["claims"]["per_language"], "total": made["claims"]["total"]},
             "labels": made["claims"]["labels"], "kinds": made["claims"]["kinds"],
+            "audit": {"flagged": made["audit"]["flagged"], "reasons": made["audit"]["reasons"]},
             "seed": made["seed"], "files": {name: made["files"][name] for name in sorted(made["files"])}}
 
 
@@ -638,7 +646,7 @@ def _check_claims(top: str, manifest: dict, manifests: dict[str, bytes]) -> list
         except (KeyError, TypeError, AttributeError):
             problems.append(f"{where}: not a claims manifest (languages, shares, claims, seed, files)")
             continue
-        for key in ("languages", "shares", "seed", "labels", "kinds", "files"):
+        for key in ("languages", "shares", "counts", "seed", "labels", "kinds", "audit", "files"):
             if recorded.get(key) != expected.get(key):
                 problems.append(f"{where}: its {key} {json.dumps(expected.get(key))[:200]} differ from those "
                                 f"{top}/{MANIFEST} records, {json.dumps(recorded.get(key))[:200]}")

@@ -10,7 +10,7 @@ import requests
 
 from conftest import TEST_TOKEN, job_end
 from factforge.publish import releases as lib
-from test_releases import SPEC_A, SPEC_B, members, rewrite
+from test_releases import SPEC_A, SPEC_B, demo_dir_store, members, rewrite  # noqa: F401 (a fixture)
 
 CLAIMS = {"lang": "en,de", "shares": "1/2,1/4,1/4", "negation": 0.5}
 WITH_CLAIMS = {**SPEC_A, "claims": CLAIMS}
@@ -175,9 +175,8 @@ def test_verify_resolves_evidence_lines_and_names_the_claim_whose_r_line_was_cha
     line = record["evidence"][0][0][3]
     lines = members(archive)[f"{folder}/reference.sorted.nt"].decode().splitlines(keepends=True)
     lines[line] = lines[line].replace(f"<{record['evidence_triples'][0][0]['o']}>", "<http://example.org/Elsewhere>")
-    citing = [r["id"] for r in json.loads("[" + ",".join(members(archive)[f"{folder}/claims.jsonl"].decode()
-                                                         .splitlines()) + "]")
-              if any(item[3] == line for group in r["evidence"] for item in group)]
+    records = [json.loads(text) for text in members(archive)[f"{folder}/claims.jsonl"].decode().splitlines()]
+    citing = [r["id"] for r in records if any(item[3] == line for group in r["evidence"] for item in group)]
     copy = tmp_path / "c1.tar.gz"
     copy.write_bytes(archive.read_bytes())
     changed = _with_hashes_remade(archive, {f"{folder}/reference.sorted.nt": "".join(lines).encode()})
@@ -203,3 +202,31 @@ def test_verify_names_the_claim_whose_evidence_line_points_elsewhere(made, tmp_p
     rewrite(copy, lambda member, data: changed.get(member, data))
     problems = lib.verify_release(copy)
     assert len(problems) == 1 and f"claim {victim['id']} " in problems[0] and "claims.jsonl" in problems[0], problems
+
+
+def test_cli_create_prints_the_claims_and_the_manifest_records_counts_and_audit(demo_dir_store, tmp_path, capsys,
+                                                                               monkeypatch):
+    from factforge.cli.main import main
+
+    spec_file = tmp_path / "specs.json"
+    spec_file.write_text(json.dumps([WITH_CLAIMS, SPEC_B]))
+    monkeypatch.setenv("FACTFORGE_RELEASES", str(tmp_path / "rel"))
+    assert main(["--quiet", "release", "create", "cli1", "--spec", str(spec_file), "--store", str(demo_dir_store)]) == 0
+    out = capsys.readouterr().out
+    archive = tmp_path / "rel" / "cli1.tar.gz"
+    manifest = lib.read_manifest(archive)
+    with_claims, without = manifest["scenarios"]
+    own = json.loads(members(archive)[f"cli1/{with_claims['id']}/claims/manifest.json"])
+    recorded = with_claims["claims"]
+    assert recorded["counts"] == {"per_language": own["claims"]["per_language"], "total": own["claims"]["total"]}
+    assert recorded["audit"] == {"flagged": own["audit"]["flagged"], "reasons": own["audit"]["reasons"]}
+    counted = own["claims"]["labels"]
+    labels = ", ".join(f"{label} {counted[label]}" for label in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO"))
+    assert (f"    {own['claims']['per_language']} claims per language ({labels}) in en, de: "
+            f"{own['claims']['total']} records in {with_claims['id']}/claims/") in out
+    assert "      shares asked (S, R, NEI) 1/2, 1/4, 1/4" in out
+    verdict = "FLAGGED" if own["audit"]["flagged"] else "ok"
+    assert f"      claims audit {verdict}: {own['claims']['total']} claims" in out and "same label in" in out
+    assert out.count("claims per language") == 1  # the scenario without claims prints none
+    assert main(["release", "verify", str(archive)]) == 0
+    assert "evidence lines" in capsys.readouterr().out
