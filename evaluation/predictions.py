@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from factforge.sparql.messages import shown
@@ -33,11 +34,29 @@ def read_predictions(path: str | Path) -> dict[str, float]:
         raise PredictionsError(f"{path}: cannot read ({error})") from None
     kind = KINDS.get(path.suffix.lower())
     if kind is None:
-        raise PredictionsError(f"{path}: unknown file type (expected .tsv, .csv or .jsonl)")
+        raise PredictionsError(f"{path}: unknown file type (expected {', '.join(KINDS)})")
     return parse_predictions(text, kind, path)
 
 
-KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".txt": "tsv", ".csv": "csv"}
+@dataclass(frozen=True)
+class PredictionFormat:
+    """A text format predictions come in: ``name`` is the parser's kind."""
+    name: str
+    media_type: str
+    aliases: tuple[str, ...]    # other media types read as this one
+    extensions: tuple[str, ...]  # file name endings, without the dot
+    label: str
+
+
+#: the one table of predictions formats: files (by extension), HTTP uploads (by media type), the
+#: OpenAPI description and the console (GET /api/prediction-formats) all read it
+FORMATS = (
+    PredictionFormat("tsv", "text/tab-separated-values", (), ("tsv", "txt"), "TSV"),
+    PredictionFormat("csv", "text/csv", (), ("csv",), "CSV"),
+    PredictionFormat("jsonl", "application/x-ndjson", ("application/jsonl",), ("jsonl", "ndjson"), "JSON Lines"),
+)
+KINDS = {f".{extension}": f.name for f in FORMATS for extension in f.extensions}
+MEDIA_KINDS = {media: f.name for f in FORMATS for media in (f.media_type, *f.aliases)}
 
 
 def parse_predictions(text: str, kind: str, source: str | Path = "body") -> dict[str, float]:

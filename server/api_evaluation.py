@@ -18,7 +18,7 @@ from flask import Blueprint, jsonify, request, send_from_directory, url_for
 
 from factforge.evaluation import evaluate_predictions
 from factforge.evaluation.labelled import LabelledError, read_scenario
-from factforge.evaluation.predictions import PredictionsError, _score, parse_predictions
+from factforge.evaluation.predictions import FORMATS, MEDIA_KINDS, PredictionsError, _score, parse_predictions
 from factforge.sparql.messages import shown
 
 from . import openapi
@@ -31,8 +31,6 @@ evaluation_api = Blueprint("evaluation", __name__, url_prefix="/api")
 log = logging.getLogger("factforge.server")
 evaluation_api.register_error_handler(FileNotFoundError, _evicted)  # a scenario evicted while being read
 
-TEXT_KINDS = {"text/tab-separated-values": "tsv", "text/csv": "csv", "application/x-ndjson": "jsonl",
-              "application/jsonl": "jsonl"}
 NAME = re.compile(r"^[\w .:+()-]{1,40}$")
 EVALUATION_ID = re.compile(r"^[0-9a-f]{16}$")
 EXTENSIONS = {"png": "image/png", "svg": "image/svg+xml", "json": "application/json"}
@@ -41,15 +39,15 @@ _PLOT_LOCK = threading.Lock()  # pyplot keeps global state; one figure at a time
 
 def _scores() -> tuple[dict[str, float], str]:
     media = (request.mimetype or "").lower()
-    if media in TEXT_KINDS:
+    if media in MEDIA_KINDS:
         try:
             text = request.get_data().decode("utf-8")
         except UnicodeDecodeError:
             raise ApiError(400, "body: not UTF-8 text", "body") from None
-        return parse_predictions(text, TEXT_KINDS[media], "body"), request.args.get("name", "predictions")
+        return parse_predictions(text, MEDIA_KINDS[media], "body"), request.args.get("name", "predictions")
     if media != "application/json":
         raise ApiError(415, f"Content-Type: {media or 'none'} is not application/json, "
-                            f"{', '.join(TEXT_KINDS)}", "Content-Type")
+                            f"{', '.join(MEDIA_KINDS)}", "Content-Type")
     data = request.get_json(silent=True)
     if not isinstance(data, dict) or "predictions" not in data:
         raise ApiError(400, 'body: expected {"predictions": {fact id: score, ...}} or a list of {id, score}',
@@ -160,9 +158,7 @@ def _openapi_paths() -> dict:
             "parameters": [scenario_id],
             "requestBody": {"required": True, "content": {
                 "application/json": {"schema": body},
-                "text/tab-separated-values": {"schema": {"type": "string"}},
-                "text/csv": {"schema": {"type": "string"}},
-                "application/x-ndjson": {"schema": {"type": "string"}}}},
+                **{f.media_type: {"schema": {"type": "string"}} for f in FORMATS}}},
             "responses": {"200": {"description": "auroc, roc points, links to PNG/SVG/JSON",
                                   "content": {"application/json": {"schema": {"type": "object"}}}},
                           "400": error, "404": error, "409": error, "413": error, "415": error, "422": error}}},

@@ -1,6 +1,6 @@
 """The web console: one page (SPARQL editor + scenario form), the example queries it offers, the
-prefix table it abbreviates IRIs with and the answer formats it offers downloads in. The knobs'
-bounds it reads from /openapi.json.
+prefix table it abbreviates IRIs with, the answer formats it offers downloads in and the formats it
+uploads predictions in. The knobs' bounds it reads from /openapi.json.
 
 Every asset is served by the app itself (the console must work with no internet).
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, send_from_directory
 
+from factforge.evaluation import predictions
 from factforge.sparql import result_formats, templates, terms
 
 from . import openapi
@@ -61,6 +62,13 @@ def answer_formats():
                               for f in result_formats.FORMATS]})
 
 
+@console.get("/api/prediction-formats")
+def prediction_formats():
+    """evaluation/predictions.py's table, so the console sends a predictions file as the server reads it."""
+    return jsonify({"items": [{"name": f.name, "media_type": f.media_type, "aliases": list(f.aliases),
+                               "extensions": list(f.extensions), "label": f.label} for f in predictions.FORMATS]})
+
+
 def _items(item: dict) -> dict:
     return {"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": item}}}
 
@@ -72,11 +80,18 @@ def _openapi_paths() -> dict:
     answer_format = {"type": "object", "required": ["name", "media_type", "aliases", "graph", "label", "extension"],
                      "properties": {"name": strings, "media_type": strings, "aliases": {"type": "array", "items": strings},
                                     "graph": {"type": "boolean"}, "label": strings, "extension": strings}}
+    prediction_format = {"type": "object", "required": ["name", "media_type", "aliases", "extensions", "label"],
+                         "properties": {"name": strings, "media_type": strings,
+                                        "aliases": {"type": "array", "items": strings},
+                                        "extensions": {"type": "array", "items": strings}, "label": strings}}
     return {"/api/prefixes": {"get": openapi._op("The prefixes IRIs are abbreviated with, in the order they are tried",
                                                  {"200": openapi._json_response("the prefix table", _items(prefix))})},
             "/api/result-formats": {"get": openapi._op("The formats /sparql answers in: name, media type, label, extension",
                                                        {"200": openapi._json_response("the format table",
-                                                                                      _items(answer_format))})}}
+                                                                                      _items(answer_format))})},
+            "/api/prediction-formats": {"get": openapi._op(
+                "The text formats predictions are uploaded in (POST .../evaluate): name, media type, extensions",
+                {"200": openapi._json_response("the format table", _items(prediction_format))})}}
 
 
 openapi.EXTRA_PATHS.append(_openapi_paths)

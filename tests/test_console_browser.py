@@ -583,6 +583,45 @@ def test_bad_predictions_show_the_servers_error(page, demo_http, tmp_path):
     assert page.locator("#evaluate-error b").count() == 0
 
 
+def test_predictions_are_sent_as_the_servers_table_says(page, demo_http, tmp_path):
+    """The file picker's extensions and the media type a file is sent as come from /api/prediction-formats:
+    a table naming JSON Lines' alias as its media type makes the console send that one."""
+    table = requests.get(f"{demo_http}/api/prediction-formats", timeout=30).json()["items"]
+    jsonl = next(f for f in table if f["name"] == "jsonl")
+    assert jsonl["aliases"], "the test needs a media type the server reads JSON Lines as besides its own"
+    swapped = [{**f, "media_type": f["aliases"][0], "aliases": [f["media_type"]]} if f is jsonl else f for f in table]
+    page.route("**/api/prediction-formats", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"items": swapped})))
+    body = generate_capital(page, demo_http)
+    expect(page.locator("#eval-file")).to_have_attribute(
+        "accept", ",".join(f".{e}" for f in table for e in f["extensions"]))
+    facts = requests.get(f"{demo_http}{body['links']['data']['json']['test']}", timeout=30).json()["facts"]
+    predictions = tmp_path / f"scores.{jsonl['extensions'][0]}"
+    predictions.write_text("".join(json.dumps({"id": f["id"], "score": float(f["label"])}) + "\n" for f in facts),
+                           encoding="utf-8")
+    page.set_input_files("#eval-file", str(predictions))
+    with page.expect_request(lambda r: r.url.split("?")[0].endswith("/evaluate") and r.method == "POST") as sent:
+        page.click("#evaluate-run")
+    assert sent.value.headers["content-type"] == f"{jsonl['aliases'][0]}; charset=utf-8"
+    expect(page.locator("#eval-auroc")).to_have_text("1.000")
+    expect(page.locator("#evaluate-status")).to_have_text(f"Scored {predictions.name} as {jsonl['label']}.")
+
+
+def test_without_the_prediction_formats_scoring_says_so_and_sends_nothing(page, demo_http, tmp_path):
+    page.route("**/api/prediction-formats", lambda route: route.fulfill(
+        status=503, content_type="application/json", body='{"ok": false, "status": 503, "error": "down"}'))
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" and "/evaluate" in r.url else None)
+    generate_capital(page, demo_http)
+    assert page.locator("#eval-file").get_attribute("accept") is None  # no copied extensions to offer
+    page.fill("#eval-text", "te00001\t0.5\n")
+    page.click("#evaluate-run")
+    expect(page.locator("#evaluate-error .error-message")).to_have_text(
+        "the predictions formats could not be read from the server (down)")
+    expect(page.locator("#evaluate-error")).to_contain_text("503")
+    assert posted == []
+
+
 def test_claims_in_a_chosen_language_beside_their_evidence(page, demo_http, tmp_path):
     body = generate_capital(page, demo_http)
     languages = requests.get(f"{demo_http}/api/kb", timeout=30).json()["claims"]["languages"]

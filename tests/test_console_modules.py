@@ -151,14 +151,31 @@ def test_the_prefix_table_is_the_servers(demo_http):
 
 
 def test_no_module_holds_a_copy_of_the_answer_formats_or_the_knob_bounds():
-    # text/csv and TSV are also the media types of predictions uploaded for evaluation (evaluate-panel.js),
-    # which are not SPARQL answers.
-    uploads = {"text/csv", "text/tab-separated-values"}
+    from factforge.evaluation.predictions import FORMATS as UPLOADS
+
     for module in MODULES:
         text = code((STATIC / module).read_text(encoding="utf-8"))
-        copied = [f.media_type for f in FORMATS if f.media_type in text and f.media_type not in uploads]
+        copied = [f.media_type for f in FORMATS if f.media_type in text]
         assert not copied, f"{module} spells out {copied}; the console reads them from /api/result-formats"
+        uploads = [m for f in UPLOADS for m in (f.media_type, *f.aliases) if m in text]
+        assert not uploads, f"{module} spells out {uploads}; the console reads them from /api/prediction-formats"
         assert not re.search(r"\b(minimum|maximum)\s*:", text), f"{module} holds knob bounds; they come from /openapi.json"
+    # the file picker's extensions too: the page gets them from the same table
+    assert not re.search(r'id="eval-file"[^>]*accept=', (STATIC / "console.html").read_text(encoding="utf-8"))
+
+
+def test_the_prediction_formats_are_the_servers_and_its_openapis(demo_http):
+    from factforge.evaluation.predictions import FORMATS as UPLOADS
+
+    response = requests.get(f"{demo_http}/api/prediction-formats", timeout=30)
+    assert response.status_code == 200
+    assert response.json() == {"items": [
+        {"name": f.name, "media_type": f.media_type, "aliases": list(f.aliases), "extensions": list(f.extensions),
+         "label": f.label} for f in UPLOADS]}
+    schema = requests.get(f"{demo_http}/openapi.json", timeout=30).json()
+    uploads = schema["paths"]["/api/scenarios/{scenario_id}/evaluate"]["post"]["requestBody"]["content"]
+    assert set(uploads) == {"application/json", *(f.media_type for f in UPLOADS)}
+    assert "/api/prediction-formats" in schema["paths"]
 
 
 def test_the_answer_formats_are_the_servers(demo_http):

@@ -1,16 +1,34 @@
 // Evaluating the user's own predictions on the shown scenario (POST /api/scenarios/<id>/evaluate):
-// a file or pasted scores in, AUROC, counts and the ROC curve out.
+// a file or pasted scores in, AUROC, counts and the ROC curve out. The formats a file may be in (its
+// extensions, the media type it is sent as) are the server's table, GET /api/prediction-formats.
 import { $, el, showError } from "./dom.js";
-import { fetchOk } from "./http.js";
+import { fetchOk, getJSON } from "./http.js";
 import { fixed, fmt } from "./numbers.js";
 
-const KIND_BY_EXTENSION = { tsv: "tsv", txt: "tsv", csv: "csv", jsonl: "jsonl", ndjson: "jsonl" };
-const MEDIA = { tsv: "text/tab-separated-values", csv: "text/csv", jsonl: "application/x-ndjson" };
 let scenarioId = null;
 let request = 0;
 let busy = false;
+let loading = null;
 
-// What a pasted text (or a file with an unknown extension) most likely is.
+// [{name, media_type, aliases, extensions, label}], asked for once.
+function loadFormats() {
+  if (!loading) {
+    loading = getJSON("/api/prediction-formats").then(
+      (body) => body.items,
+      (error) => { loading = null; throw error; });   // the next submit asks again
+  }
+  return loading;
+}
+
+// The format of a file by its extension, else (pasted text, an unknown extension) by its look.
+function formatOf(formats, extension, text) {
+  const byExtension = formats.find((f) => f.extensions.includes((extension || "").toLowerCase()));
+  const found = byExtension || formats.find((f) => f.name === sniff(text));
+  if (!found) throw { message: "the server reads no " + sniff(text) + " predictions (see /api/prediction-formats)" };
+  return found;
+}
+
+// The parser's name for what a pasted text (or a file with an unknown extension) most likely is.
 function sniff(text) {
   const first = (text.split(/\r?\n/).find((line) => line.trim()) || "").trim();
   if (first.startsWith("{")) return "jsonl";
@@ -49,9 +67,17 @@ async function submit(event) {
   showError($("evaluate-error"), null);
   $("err-eval-name").textContent = "";
   $("eval-name").removeAttribute("aria-invalid");
+  let formats;
+  try {
+    formats = await loadFormats();
+  } catch (error) {
+    showError($("evaluate-error"), { status: error.status,
+      message: "the predictions formats could not be read from the server (" + (error.message || error) + ")" });
+    return;
+  }
   const file = $("eval-file").files[0];
   let text;
-  let kind;
+  let extension = null;
   let source;
   if (file) {
     try {
@@ -60,31 +86,36 @@ async function submit(event) {
       showError($("evaluate-error"), { message: file.name + ": cannot be read (" + (error.message || error) + ")" });
       return;
     }
-    const extension = (file.name.match(/\.([^.]+)$/) || [])[1];
-    kind = KIND_BY_EXTENSION[(extension || "").toLowerCase()] || sniff(text);
+    extension = (file.name.match(/\.([^.]+)$/) || [])[1];
     source = file.name;
   } else {
     text = $("eval-text").value;
-    kind = sniff(text);
     source = "pasted scores";
   }
   if (!text.trim()) {
     showError($("evaluate-error"), { message: "Choose a predictions file or paste scores first." });
     return;
   }
+  let format;
+  try {
+    format = formatOf(formats, extension, text);
+  } catch (error) {
+    showError($("evaluate-error"), error);
+    return;
+  }
   const name = $("eval-name").value.trim() || "predictions";
   const mine = ++request;
   busy = true;
   $("evaluate-run").disabled = true;
-  $("evaluate-status").textContent = "Scoring " + source + " (" + kind.toUpperCase() + ")…";
+  $("evaluate-status").textContent = "Scoring " + source + " (" + format.label + ")…";
   try {
     const url = "/api/scenarios/" + encodeURIComponent(scenarioId) + "/evaluate?name=" + encodeURIComponent(name);
     const response = await fetchOk(url, { method: "POST",
-      headers: { "Content-Type": MEDIA[kind] + "; charset=utf-8", Accept: "application/json" }, body: text });
+      headers: { "Content-Type": format.media_type + "; charset=utf-8", Accept: "application/json" }, body: text });
     const result = await response.json();
     if (mine !== request) return;
     render(result, source);
-    $("evaluate-status").textContent = "Scored " + source + " as " + kind.toUpperCase() + ".";
+    $("evaluate-status").textContent = "Scored " + source + " as " + format.label + ".";
   } catch (error) {
     if (mine !== request) return;
     $("evaluate-result").hidden = true;
@@ -128,6 +159,10 @@ function render(result, source) {
 
 export function initEvaluation() {
   $("evaluate-form").addEventListener("submit", submit);
+  // The file picker offers the server's extensions; unread, it offers any file and submit says why.
+  loadFormats().then(
+    (formats) => { $("eval-file").accept = formats.flatMap((f) => f.extensions.map((e) => "." + e)).join(","); },
+    () => {});
   $("eval-file").addEventListener("change", fileChosen);
   $("eval-clear-file").addEventListener("click", clearFile);
 }
