@@ -98,6 +98,23 @@ def test_verify_finds_a_release_manifest_whose_shares_were_changed(made, tmp_pat
     assert len(problems) == 1 and "shares" in problems[0], problems
 
 
+def test_an_archive_whose_manifest_predates_claim_counts_and_audit_still_verifies(made, tmp_path):
+    archive, _manifest = made
+    copy = tmp_path / "c1.tar.gz"
+    copy.write_bytes(archive.read_bytes())
+
+    def older(member: str, data: bytes) -> bytes:
+        if member == "c1/manifest.json":
+            manifest = json.loads(data)
+            for key in lib.ADDED_LATER:
+                del manifest["scenarios"][0]["claims"][key]
+            return json.dumps(manifest).encode()
+        return data
+
+    rewrite(copy, older)
+    assert lib.verify_release(copy) == []
+
+
 def test_verify_finds_missing_claims_files(made, tmp_path):
     archive, manifest = made
     copy = tmp_path / "c1.tar.gz"
