@@ -92,6 +92,8 @@ def _make(store, source, options, out: Path) -> int:
     left = {k: v for k, v in manifest["left_out"].items() if v}
     if left:
         print("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
+    for predicate, why in manifest["shares"]["predicates_left_out"].items():
+        print(f"  left out predicate {predicate} ({why['facts']} facts): {why['reason']}")
     print("  claims audit " + "\n  ".join(summary_lines(manifest["audit"])))
     return 0
 
