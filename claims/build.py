@@ -278,8 +278,11 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                 said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
                            hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
-                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed,
-                           slot=slots[(fact.s, fact.p)])
+                # Only a temporal claim says its dates: a one-hop claim's label is about the triple, and
+                # FactBench's wrong models carry the years of the true fact they were made from, so
+                # said there the years named a true fact and its corruptions, whose labels go together.
+                said = say(fact if c.kind == "temporal" else Fact(*fact.triple), lang, names, seed=options.seed,
+                           negated=c.kind == "negation", allowed=allowed, slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
                 other = say(Fact(*c.companion), lang, names, seed=options.seed, negated=False, allowed=allowed)

@@ -160,10 +160,10 @@ def test_factbench_facts_become_claims_in_english_german_and_french(factbench_su
     # a store of the true models lacks the names of the false facts' entities: the models give them
     assert not any(a["name_fallback"] for a in answers.values())
     assert any(a["names"]["object"] == "factbench model" for a in answers.values())
-    # the date corruptions (same triple, other years) are left out, and every date is a year, since
-    # the wrong models carry only years: a full date would say "true"
+    # the date corruptions (same triple, other years) are left out, and every date would be a year, since
+    # the wrong models carry only years (a full date would say "true"); only temporal claims say dates
     assert manifest["left_out"]["false_in_kb"] == 75 and manifest["date_granularities"] == ["year"]
-    assert {a["date_granularity"] for a in answers.values()} == {"year"}
+    assert {a["date_granularity"] for a in answers.values()} == {None}
 
 
 def test_factbench_date_corruptions_become_temporal_claims(factbench_subset, tmp_path):
