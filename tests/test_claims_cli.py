@@ -68,7 +68,9 @@ def test_generate_writes_multi_hop_claims_on_the_demo_kb(demo_store, tmp_path):
         middle, q, o = answer["path"]
         assert q in manifest["multi_hop"]["second_hop_predicates"] and middle == answer["object"]
         assert claim["claim"].endswith("。") == (claim["lang"] == "zh")
-        assert ("的某个实体" in claim["claim"]) if claim["lang"] == "zh" else ("an entity whose" in claim["claim"])
+        # the second hop's template, the middle said as the subject's birthplace
+        assert ("的出生地" in claim["claim"]) if claim["lang"] == "zh" else ("birthplace of" in claim["claim"])
+        assert answer["template"].endswith("<birthPlace")
         for items in claim["evidence_triples"]:  # one set: both hops, each a line of R
             assert len(items) == 2 and items[0]["s"] == answer["subject"] and items[0]["o"] == items[1]["s"]
             assert items[1]["p"] == q and (items[1]["o"] == o) == (claim["label"] == "SUPPORTS")
