@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from factforge.evaluation.labelled import ScenarioFiles
@@ -32,7 +32,7 @@ from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
 from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label_in_groups, plan
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .records import jsonl, record
 from .reference_dump import DUMP, write_dump
@@ -171,11 +171,22 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
         if got == REFUTES:
             corruptions.append(Labelled(item, REFUTES, evidence))
     chosen = temporal.choose(made.claims, list(said_with_dates.values()), corruptions, options.temporal, options.seed)
-    m = len(chosen[REFUTES])
+    # each corruption takes the place of a planned REFUTES claim of its own predicate, so every
+    # predicate keeps its shares; one whose REFUTES claims are all taken gets no more corruptions
+    planned = defaultdict(list)
+    for c in sorted((c for c in made.claims if c.label == REFUTES),
+                    key=lambda c: keyed_rank(options.seed, "temporal/out", c.item.fact.triple)):
+        planned[c.item.fact.p].append(c)
+    taken = []
+    for c in chosen[REFUTES]:
+        if len(planned[c.item.fact.p]) > sum(t.item.fact.p == c.item.fact.p for t in taken):
+            taken.append(c)
+    m = len(taken)
     if not m:
         return made, {}
-    dropped = {c.item.id for c in sorted((c for c in made.claims if c.label == REFUTES),
-                                         key=lambda c: keyed_rank(options.seed, "temporal/out", c.item.fact.triple))[:m]}
+    chosen = {SUPPORTS: chosen[SUPPORTS][:m], REFUTES: taken, NEI: chosen[NEI][:m]}
+    uses = Counter(c.item.fact.p for c in taken)
+    dropped = {c.item.id for predicate, n in uses.items() for c in planned[predicate][:n]}
     taking = {c.item.id: c for label in LABELS for c in chosen[label]}
     key = order_key(options.seed)
     claims = sorted([taking.get(c.item.id, c) for c in made.claims if c.item.id not in dropped] + chosen[REFUTES],
@@ -184,7 +195,7 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     removed = [c.item.fact for c in claims if c.removed or (not c.item.truth and c.item.id not in refuting)]
     left_out = {**made.left_out, "false_in_kb": made.left_out["false_in_kb"] - m}
     pools = {**made.pools, "date_corruptions_refuted": len(corruptions)}
-    return Plan(claims, removed, left_out, pools), {i: spans.get(c.item.fact.triple, []) for i, c in taking.items()}
+    return replace(made, claims=claims, removed_facts=removed, left_out=left_out, pools=pools), {i: spans.get(c.item.fact.triple, []) for i, c in taking.items()}
 
 
 def _verified_temporal(final: ReferenceView, c: Labelled, spans) -> Labelled:
@@ -267,8 +278,11 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                 said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
                            hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
-                said = say(fact, lang, names, seed=options.seed, negated=c.kind == "negation", allowed=allowed,
-                           slot=slots[(fact.s, fact.p)])
+                # Only a temporal claim says its dates: a one-hop claim's label is about the triple, and
+                # FactBench's wrong models carry the years of the true fact they were made from, so
+                # said there the years named a true fact and its corruptions, whose labels go together.
+                said = say(fact if c.kind == "temporal" else Fact(*fact.triple), lang, names, seed=options.seed,
+                           negated=c.kind == "negation", allowed=allowed, slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
                 other = say(Fact(*c.companion), lang, names, seed=options.seed, negated=False, allowed=allowed)
@@ -301,7 +315,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                    "labels": {label: made_counts.get(label, 0) for label in (SUPPORTS, REFUTES, NEI)},
                    "kinds": {kind: sum(c.kind == kind for c in claims) for kind in KINDS}},
         "shares": {"asked": [str(s) for s in options.shares], "count_asked": options.count,
-                   "made": counts_for(len(claims), options.shares)},
+                   "made": {label: sum(p["labels"][label] for p in made.per_predicate.values()) for label in LABELS},
+                   "per_predicate": made.per_predicate, "predicates_left_out": made.predicates_left_out},
         "negation": {"share": options.negation, "per_label": sum(c.kind == "negation" for c in claims) // 3},
         "conjunction": {"share": options.conjunction, "per_label": sum(c.kind == "conjunction" for c in claims) // 3},
         "temporal": {"share": options.temporal, "per_label": sum(c.kind == "temporal" for c in claims) // 3},

@@ -15,6 +15,11 @@ false fact of a (subject, predicate) after the first in the seeded order (FactBe
 wrong models of one true fact: all REFUTES while the true fact is in R, all NOT ENOUGH INFO once it
 left, so a subject's claims would share a label far more often than at random).
 
+Labels are planned for each predicate on its own, with the shares met within it, so a predicate's
+words say nothing about the label; a predicate that cannot meet them is left out and named (a set of
+one predicate that cannot is an error). A false fact that a true fact of another predicate could
+take its evidence from is left out too (counted), so no predicate's plan depends on another's.
+
 Taking a true fact out of R can take a false fact's only evidence with it (an LCWA or re-paired
 false fact p(s, o') is refuted by the true p(s, o) of a functional p): that false fact is then NOT
 ENOUGH INFO, which is how NEI arises in R. So true facts leave R in a fixed order (those outside
@@ -66,6 +71,8 @@ class Plan:
     removed_facts: list[Fact]           # facts whose leakage-level surroundings leave R
     left_out: dict[str, int] = field(default_factory=dict)
     pools: dict[str, int] = field(default_factory=dict)
+    per_predicate: dict[str, dict] = field(default_factory=dict)       # its claims per label and pools
+    predicates_left_out: dict[str, dict] = field(default_factory=dict)  # its facts and why
 
 
 def per_label(counts, pools, share: float, seed: int, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
@@ -138,16 +145,22 @@ def counts_for(total: int, shares) -> dict[str, int]:
 
 def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: int | None = None,
          destroys=None) -> Plan:
-    """``destroys(true_fact, triple)``: does taking the true fact out of R (at the leakage level)
+    """The claims of ``items`` with the ``shares`` met within each predicate (up to rounding): a set whose
+    predicates had different label mixes let the predicate's words tell the label (FactBench's
+    starring, which R cannot contradict, gave no REFUTES while the functional relations gave many).
+    A predicate that cannot meet the shares is left out, with the reason in ``predicates_left_out``;
+    a set of one predicate that cannot meet them is an error. ``count``: claims in all, shared out
+    over the predicates in proportion to how many each can make.
+
+    ``destroys(true_fact, triple)``: does taking the true fact out of R (at the leakage level)
     remove the triple? Default: only the fact's own triple."""
     destroys = destroys or (lambda fact, triple: fact.triple == triple)
     key = order_key(seed)
     ordered = sorted(items, key=lambda i: key(i.fact))
     reference.load_types(e for i in items for e in i.fact.pair)  # one query a batch, not one a fact
     left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0, "false_of_a_predicate_without_true_facts": 0,
-                "false_beyond_one_per_subject": 0}
-    outside, inside, false_items = [], [], []
-    evidence: dict[str, list] = {}
+                "false_beyond_one_per_subject": 0, "false_refuted_through_another_predicates_fact": 0}
+    groups: dict[str, _Group] = {}
     said_true = {i.fact.p for i in items if i.truth}
     said_false = set()  # (subject, predicate) of the false facts kept
     for item in ordered:
@@ -159,66 +172,150 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
             continue
         found = reference.contradictions(item.fact)
         in_kb = reference.has(item.fact.triple)
+        group = groups.setdefault(item.fact.p, _Group())
         if item.truth and found:
             left_out["true_contradicted_in_kb"] += 1
         elif item.truth:
-            (inside if in_kb else outside).append(item)
+            (group.inside if in_kb else group.outside).append(item)
         elif in_kb:
             left_out["false_in_kb"] += 1
         else:
-            evidence[item.id] = found
-            false_items.append(item)
+            group.evidence[item.id] = found
+            group.false_items.append(item)
             said_false.add((item.fact.s, item.fact.p))
-    leaving = outside + inside  # the order in which true facts leave R
-    # when each false fact loses its last evidence set: the number of true facts out of R by then
-    by_pair: dict[frozenset, list[int]] = {}
-    for k, item in enumerate(leaving, 1):
-        by_pair.setdefault(frozenset(item.fact.pair), []).append(k)
-    dies_at: dict[str, float] = {}
-    for item in false_items:
-        ends = []
-        for group in evidence[item.id]:
-            killers = [k for s, p, o in group for k in by_pair.get(frozenset((s, o)), ())
-                       if destroys(leaving[k - 1].fact, (s, p, o))]
-            ends.append(min(killers) if killers else math.inf)
-        dies_at[item.id] = max(ends) if ends else 0
-    ends_sorted = sorted(dies_at.values())
-    sizes = {"true_in_kb": len(inside), "true_outside_kb": len(outside), "false": len(false_items),
-             "false_refuted_by_kb": sum(v > 0 for v in dies_at.values())}
-    pools = _Pools(len(outside), len(inside), ends_sorted)
-    total = count if count is not None else _largest(pools, shares)
-    # A label the shares ask for that no fact can have (R refutes none of the false facts: a
-    # predicate neither functional nor with disjoint types; or no true fact is in the KB): a clear
-    # error, not a set rounded down to a claim or two of the other labels.
-    missing = [label for label, share, pool in ((SUPPORTS, shares[0], sizes["true_in_kb"]),
-                                                (REFUTES, shares[1], sizes["false_refuted_by_kb"])) if share and not pool]
-    if missing:
-        raise SharesError(f"--shares: none of these facts can be {' or '.join(missing)} ({_pool_text(sizes)}); ask a "
-                          f"share of 0 for it, or take facts of a predicate R can contradict (functional, or with "
-                          f"disjoint types)")
-    split = _split(total, pools, shares)
-    if split is None:
-        raise SharesError(f"--shares: {total} claims at these shares cannot be made from these facts; at most "
-                          f"{_largest(pools, shares)} can ({_pool_text(sizes)})")
-    k, want = split
-    out_of_r = leaving[:k]
-    gone = {i.id for i in out_of_r}
-    supports = [i for i in inside if i.id not in gone][:want[SUPPORTS]]
-    refutes = [i for i in false_items if dies_at[i.id] > k][:want[REFUTES]]
-    nei_false = [i for i in false_items if dies_at[i.id] <= k][:want[NEI] - k]
-    removed_set = {i.fact.triple for i in out_of_r}
-
-    def alive(item: Item) -> list:
-        return [g for g in evidence[item.id] if not any(
-            destroys(leaving[j - 1].fact, x) for x in g for j in by_pair.get(frozenset((x[0], x[2])), ()) if j <= k)]
-
-    claims = ([Labelled(i, SUPPORTS, [[i.fact.triple]]) for i in supports]
-              + [Labelled(i, REFUTES, alive(i)) for i in refutes]
-              + [Labelled(i, NEI, [], removed=i.fact.triple in removed_set) for i in out_of_r]
-              + [Labelled(i, NEI, []) for i in nei_false])
+    # A true fact of one predicate leaving R can take a false fact of another predicate's evidence with
+    # it (at leakage pair, birthPlace(x, y) takes deathPlace(x, y)): such false facts are left out, so
+    # that each predicate's labels depend on its own facts only and its shares can be planned alone.
+    true_by_pair: dict[frozenset, list[Item]] = {}
+    for group in groups.values():
+        for item in group.outside + group.inside:
+            true_by_pair.setdefault(frozenset(item.fact.pair), []).append(item)
+    for group in groups.values():
+        kept = [i for i in group.false_items if not any(
+            t.fact.p != i.fact.p and destroys(t.fact, x)
+            for evidence in group.evidence[i.id] for x in evidence for t in true_by_pair.get(frozenset((x[0], x[2])), ()))]
+        left_out["false_refuted_through_another_predicates_fact"] += len(group.false_items) - len(kept)
+        group.false_items = kept
+    for group in groups.values():
+        group.settle(destroys)
+    planned, refused = _totals(groups, shares, count)
+    claims, removed, by_predicate = [], [], {}
+    for predicate, (k, want) in planned.items():
+        made = groups[predicate].claims(k, want, destroys)
+        claims += made
+        by_predicate[predicate] = {"labels": {label: want[label] for label in LABELS}, "pools": groups[predicate].sizes}
     claims.sort(key=lambda c: key(c.item.fact))
     removed = [c.item.fact for c in claims if c.removed or not c.item.truth]
-    return Plan(claims, removed, left_out, sizes)
+    sizes = {name: sum(g.sizes[name] for g in groups.values()) for name in _SIZES}
+    return Plan(claims, removed, left_out, sizes, by_predicate, refused)
+
+
+_SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")
+
+
+@dataclass
+class _Group:
+    """One predicate's facts, the order in which its true facts leave R, and when each false fact is no
+    longer refuted."""
+    outside: list = field(default_factory=list)      # true facts outside the KB
+    inside: list = field(default_factory=list)       # true facts in the KB
+    false_items: list = field(default_factory=list)  # false facts not in the KB
+    evidence: dict = field(default_factory=dict)     # false fact id -> R's evidence sets against it
+
+    def settle(self, destroys) -> None:
+        self.leaving = self.outside + self.inside  # the order in which true facts leave R
+        # when each false fact loses its last evidence set: the number of true facts out of R by then
+        self.by_pair: dict[frozenset, list[int]] = {}
+        for k, item in enumerate(self.leaving, 1):
+            self.by_pair.setdefault(frozenset(item.fact.pair), []).append(k)
+        self.dies_at: dict[str, float] = {}
+        for item in self.false_items:
+            ends = []
+            for group in self.evidence[item.id]:
+                killers = [k for s, p, o in group for k in self.by_pair.get(frozenset((s, o)), ())
+                           if destroys(self.leaving[k - 1].fact, (s, p, o))]
+                ends.append(min(killers) if killers else math.inf)
+            self.dies_at[item.id] = max(ends) if ends else 0
+        self.sizes = {"true_in_kb": len(self.inside), "true_outside_kb": len(self.outside),
+                      "false": len(self.false_items),
+                      "false_refuted_by_kb": sum(v > 0 for v in self.dies_at.values())}
+        self.pools = _Pools(len(self.outside), len(self.inside), sorted(self.dies_at.values()))
+
+    def missing(self, shares) -> list[str]:
+        """The labels the shares ask for that none of these facts can have (R refutes none of the false
+        facts: a predicate neither functional nor with disjoint types; or no true fact is in the KB)."""
+        return [label for label, share, pool in ((SUPPORTS, shares[0], self.sizes["true_in_kb"]),
+                                                 (REFUTES, shares[1], self.sizes["false_refuted_by_kb"]))
+                if share and not pool]
+
+    def claims(self, k: int, want: dict[str, int], destroys) -> list[Labelled]:
+        out_of_r = self.leaving[:k]
+        gone = {i.id for i in out_of_r}
+        supports = [i for i in self.inside if i.id not in gone][:want[SUPPORTS]]
+        refutes = [i for i in self.false_items if self.dies_at[i.id] > k][:want[REFUTES]]
+        nei_false = [i for i in self.false_items if self.dies_at[i.id] <= k][:want[NEI] - k]
+        removed_set = {i.fact.triple for i in out_of_r}
+
+        def alive(item: Item) -> list:
+            return [g for g in self.evidence[item.id] if not any(
+                destroys(self.leaving[j - 1].fact, x) for x in g
+                for j in self.by_pair.get(frozenset((x[0], x[2])), ()) if j <= k)]
+
+        return ([Labelled(i, SUPPORTS, [[i.fact.triple]]) for i in supports]
+                + [Labelled(i, REFUTES, alive(i)) for i in refutes]
+                + [Labelled(i, NEI, [], removed=i.fact.triple in removed_set) for i in out_of_r]
+                + [Labelled(i, NEI, []) for i in nei_false])
+
+
+def _totals(groups: dict[str, _Group], shares, count: int | None):
+    """({predicate: (true facts out of R, claims per label)}, {predicate left out: why})."""
+    refused, largest = {}, {}
+    for predicate, group in sorted(groups.items()):
+        missing = group.missing(shares)
+        most = 0 if missing else _largest(group.pools, shares)
+        if missing or not most:
+            facts = len(group.leaving) + len(group.false_items)
+            refused[predicate] = {"facts": facts, "reason": _refusal(missing, group.sizes)}
+        else:
+            largest[predicate] = most
+    if not largest:
+        if len(refused) == 1:
+            raise SharesError(f"--shares: {next(iter(refused.values()))['reason']}")
+        raise SharesError("--shares: no predicate of these facts can meet the shares (" + "; ".join(
+            f"{p}: {why['reason']}" for p, why in refused.items()) + ")")
+    available = sum(largest.values())
+    if count is not None and count > available:
+        sizes = {name: sum(groups[p].sizes[name] for p in largest) for name in _SIZES}
+        raise SharesError(f"--shares: {count} claims at these shares cannot be made from these facts; at most "
+                          f"{available} can ({_pool_text(sizes)})")
+    totals = largest if count is None else _apportioned(count, largest)
+    planned = {}
+    for predicate, total in totals.items():
+        if not total:
+            continue
+        split = _split(total, groups[predicate].pools, shares)
+        if split is None:
+            raise SharesError(f"--shares: {count} claims at these shares cannot be made from these facts: {predicate} "
+                              f"would need {total} of its at most {largest[predicate]}")
+        planned[predicate] = split
+    return planned, refused
+
+
+def _apportioned(count: int, largest: dict[str, int]) -> dict[str, int]:
+    """``count`` shared out in proportion to ``largest`` (largest remainders; ties in predicate order)."""
+    available = sum(largest.values())
+    exact = {p: Fraction(count * n, available) for p, n in largest.items()}
+    got = {p: math.floor(v) for p, v in exact.items()}
+    for p in sorted(exact, key=lambda p: (-(exact[p] - got[p]), p))[:count - sum(got.values())]:
+        got[p] += 1
+    return got
+
+
+def _refusal(missing: list[str], sizes: dict[str, int]) -> str:
+    if missing:
+        return (f"none of these facts can be {' or '.join(missing)} ({_pool_text(sizes)}); ask a share of 0 for "
+                f"it, or take facts of a predicate R can contradict (functional, or with disjoint types)")
+    return f"no claims at these shares can be made from these facts ({_pool_text(sizes)})"
 
 
 @dataclass
@@ -260,10 +357,21 @@ def _first(low: int, high: int, holds) -> int:
 
 
 def _largest(pools: _Pools, shares) -> int:
+    """The most claims the facts give at these shares: the most whose NOT ENOUGH INFO claims are at least
+    half true facts, when some number is (else the most at all). The very most can take
+    every true fact for SUPPORTS and leave NOT ENOUGH INFO to false facts alone (FactBench's domain
+    corruptions, whose subjects R says nothing about): then an object's words tell SUPPORTS and NOT
+    ENOUGH INFO apart as well as SUPPORTS and REFUTES."""
+    fallback = 0
     for total in range(pools.outside + pools.inside + len(pools.ends), 0, -1):
-        if _split(total, pools, shares) is not None:
+        split = _split(total, pools, shares)
+        if split is None:
+            continue
+        k, want = split
+        if k >= want[NEI] // 2:
             return total
-    return 0
+        fallback = fallback or total
+    return fallback
 
 
 def _pool_text(sizes: dict[str, int]) -> str:

@@ -1,5 +1,5 @@
 """Multi-hop claims: a 2-hop path s -p-> m -q-> o said as one claim about s and o, m left unnamed
-("X was born in an entity whose country is Y").
+(q's template with a phrase of p for m: "The birthplace of X is in Y"; ``verbalize.say``).
 
 The claim says: some m has p(s, m) and q(m, o). Against R:
 - SUPPORTS: R holds p(s, m) and q(m, o) for some m; each such pair of triples is one evidence set.

@@ -7,20 +7,30 @@ Format ``factforge-claim-templates/1``::
      "date": " ({date})",              a one-day (or one-year) fact's date, appended
      "span": " ({start} – {end})",     a fact's time span, appended
      "and": "{first}, and {second}",   two facts in one claim (a conjunction)
-     "path": "an entity whose {q} is {o}",  what stands for the unnamed middle of a 2-hop path
+     "paths": {"dbo:birthPlace": "the birthplace of {s}", ...},  the unnamed middle m of a 2-hop
+                                       path s -p-> m -q-> o, said from s: q's own template then says
+                                       "The capital of the birthplace of X is Y"
+     "path": "the {p} of {s}",         the middle for a predicate without an entry in "paths"
+     "possessive": {"suffix": "s", "after_sibilant": "’", "sibilants": "sßxz"},  optional: {g} in a
+                                       path is the subject's name with it ("Maries Geburtsort")
+     "contractions": [["de", "le", "du"], ...],  optional: a preposition before a path that starts
+                                       with the article becomes one word ("de le lieu" -> "du lieu")
      "predicates": {"dbo:birthPlace": [{"id": "birthPlace.1", "text": "{s} was born in {o}",
                                         "negated": "{s} was not born in {o}"}, ...]},
      "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}]}
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
 predicate's label in the language. Every template has a negated form, so that a claim and its
-negation use the same wording.
+negation use the same wording. A 2-hop claim is the second predicate's template with the path's
+middle (a noun phrase of the first predicate) in place of ``{s}``, so it reads as the one-hop claims
+do; a phrase with an article gets no case or gender from the template, hence ``{g}`` (a possessive
+name needs none) in German and the contractions in French.
 """
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -57,6 +67,28 @@ class Language:
     path: str
     predicates: dict[str, tuple[Template, ...]]
     generic: tuple[Template, ...]
+    paths: dict[str, str] = field(default_factory=dict)
+    possessive: dict | None = None
+    contractions: tuple[tuple[str, str, str], ...] = ()
+
+    def middle(self, predicate: str, subject: str, label: str) -> tuple[str, bool]:
+        """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, generic?)."""
+        phrase = self.paths.get(predicate)
+        return _SLOT.sub(lambda m: {"s": subject, "g": self._possessive(subject), "p": label}[m.group(1)],
+                         phrase or self.path), phrase is None
+
+    def put_middle(self, text: str, slot: str, middle: str) -> str:
+        """``text`` with ``middle`` in place of ``slot``, a preposition and the middle's article joined."""
+        for preposition, article, joined in self.contractions:
+            if middle.startswith(article + " ") and f"{preposition} {slot}" in text:
+                return text.replace(f"{preposition} {slot}", f"{joined} {middle[len(article) + 1:]}", 1)
+        return text.replace(slot, middle, 1)
+
+    def _possessive(self, name: str) -> str:
+        if self.possessive is None:
+            return name
+        sibilant = name[-1:] in self.possessive["sibilants"]
+        return name + self.possessive["after_sibilant" if sibilant else "suffix"]
 
     def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None) -> tuple[Template, bool]:
         """(template, generic?): chosen by (subject, predicate) only, so a true claim and a false one
@@ -90,9 +122,26 @@ def load(lang: str) -> Language:
     for key in ("end", "date", "span", "and", "path"):
         if not isinstance(data.get(key), str):
             raise TemplateFileError(f"{name}: {key!r} must be a string")
-    if set(_SLOT.findall(data["path"])) != {"q", "o"}:
-        raise TemplateFileError(f"{name}: 'path' must use {{q}} and {{o}}")
-    return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic)
+    possessive = data.get("possessive")
+    if possessive is not None and not (isinstance(possessive, dict) and all(
+            isinstance(possessive.get(k), str) for k in ("suffix", "after_sibilant", "sibilants"))):
+        raise TemplateFileError(f"{name}: 'possessive' needs strings suffix, after_sibilant and sibilants")
+    subject_slots = ({"s"}, {"g"}) if possessive else ({"s"},)
+    if set(_SLOT.findall(data["path"])) not in [{"p", *s} for s in subject_slots]:
+        raise TemplateFileError(f"{name}: 'path' must use {{p}} and {{s}}" + (" or {g}" if possessive else ""))
+    paths = data.get("paths", {})
+    if not isinstance(paths, dict) or not all(isinstance(v, str) for v in paths.values()):
+        raise TemplateFileError(f"{name}: 'paths' must map predicates to phrases")
+    for key, phrase in paths.items():
+        if set(_SLOT.findall(phrase)) not in subject_slots:
+            raise TemplateFileError(f"{name}: paths: {key}: a phrase uses {{s}}" + (" or {g}" if possessive else ""))
+    contractions = data.get("contractions", [])
+    if not isinstance(contractions, list) or not all(
+            isinstance(c, list) and len(c) == 3 and all(isinstance(w, str) and w for w in c) for c in contractions):
+        raise TemplateFileError(f"{name}: 'contractions' must be a list of [preposition, article, joined]")
+    return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
+                    {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
+                    tuple(tuple(c) for c in contractions))
 
 
 def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Template, ...]:

@@ -16,6 +16,9 @@ from .names import LOCAL, Names, predicate_label
 from .templates import load
 
 
+_MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the language's contractions
+
+
 @dataclass(frozen=True)
 class Said:
     text: str
@@ -35,20 +38,29 @@ def granularities(facts) -> tuple[str, ...]:
 
 def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowed: tuple[str, ...],
         hop: tuple[str, str] | None = None, slot: int | None = None) -> Said:
-    """``hop`` (q, o): the fact's object is left unnamed and said as "an entity whose q is o" (a 2-hop path).
+    """``hop`` (q, o): a 2-hop path whose middle, the fact's object, is left unnamed: said with q's
+    template, the middle a phrase of the fact's predicate ("The capital of the birthplace of X is Y").
     ``slot``: the template's place dealt to (subject, predicate) (``template_slots``), else a hash picks it."""
     language = load(lang)
-    template, generic = language.choose(seed, fact.s, fact.p, slot)
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
     if hop is None:
+        template, generic = language.choose(seed, fact.s, fact.p, slot)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
+        slots = {"s": subject, "o": obj}
+        if generic:
+            slots["p"] = predicate_label(names, fact.p, lang)
+        text = template.fill(negated=negated, **slots)
+        template_id = f"{lang}:{template.id}"
     else:
+        template, generic = language.choose(seed, fact.s, hop[0], slot)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
-        obj = language.path.format(q=predicate_label(names, hop[0], lang), o=end)
-    slots = {"s": subject, "o": obj}
-    if generic:
-        slots["p"] = predicate_label(names, fact.p, lang)
-    text = template.fill(negated=negated, **slots)
+        middle, generic_middle = language.middle(fact.p, subject, predicate_label(names, fact.p, lang))
+        slots = {"s": _MIDDLE, "o": end}
+        if generic:
+            slots["p"] = predicate_label(names, hop[0], lang)
+        text = language.put_middle(template.fill(negated=negated, **slots), _MIDDLE, middle)
+        template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
+        generic = generic or generic_middle
     granularity = None
     if fact.start:
         granularity = allowed[keyed_index(seed, "granularity", fact.s, fact.p, len(allowed))]
@@ -58,7 +70,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     capital = text[:1].upper() + text[1:] if text[:1].islower() and lang != "zh" else text
     # inside a conjunction, a template's own first word is lower-cased ("..., and the capital of"); a name is kept
     inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
-    return Said(capital + language.end, inner, f"{lang}:{template.id}", generic,
+    return Said(capital + language.end, inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
 
 

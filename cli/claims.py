@@ -100,6 +100,8 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
     left = {k: v for k, v in manifest["left_out"].items() if v}
     if left:
         lines.append("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
+    for predicate, why in manifest["shares"].get("predicates_left_out", {}).items():
+        lines.append(f"  left out predicate {predicate} ({why['facts']} facts): {why['reason']}")
     audit = summary_lines(manifest["audit"])
     return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
 

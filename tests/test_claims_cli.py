@@ -68,7 +68,9 @@ def test_generate_writes_multi_hop_claims_on_the_demo_kb(demo_store, tmp_path):
         middle, q, o = answer["path"]
         assert q in manifest["multi_hop"]["second_hop_predicates"] and middle == answer["object"]
         assert claim["claim"].endswith("。") == (claim["lang"] == "zh")
-        assert ("的某个实体" in claim["claim"]) if claim["lang"] == "zh" else ("an entity whose" in claim["claim"])
+        # the second hop's template, the middle said as the subject's birthplace
+        assert ("的出生地" in claim["claim"]) if claim["lang"] == "zh" else ("birthplace of" in claim["claim"])
+        assert answer["template"].endswith("<birthPlace")
         for items in claim["evidence_triples"]:  # one set: both hops, each a line of R
             assert len(items) == 2 and items[0]["s"] == answer["subject"] and items[0]["o"] == items[1]["s"]
             assert items[1]["p"] == q and (items[1]["o"] == o) == (claim["label"] == "SUPPORTS")
@@ -160,10 +162,10 @@ def test_factbench_facts_become_claims_in_english_german_and_french(factbench_su
     # a store of the true models lacks the names of the false facts' entities: the models give them
     assert not any(a["name_fallback"] for a in answers.values())
     assert any(a["names"]["object"] == "factbench model" for a in answers.values())
-    # the date corruptions (same triple, other years) are left out, and every date is a year, since
-    # the wrong models carry only years: a full date would say "true"
+    # the date corruptions (same triple, other years) are left out, and every date would be a year, since
+    # the wrong models carry only years (a full date would say "true"); only temporal claims say dates
     assert manifest["left_out"]["false_in_kb"] == 75 and manifest["date_granularities"] == ["year"]
-    assert {a["date_granularity"] for a in answers.values()} == {"year"}
+    assert {a["date_granularity"] for a in answers.values()} == {None}
 
 
 def test_factbench_date_corruptions_become_temporal_claims(factbench_subset, tmp_path):

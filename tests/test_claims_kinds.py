@@ -191,7 +191,10 @@ def test_multi_hop_claims_are_labelled_by_both_hops_in_r(tmp_path):
         assert claim["label"] == expected, claim
         seen[claim["label"]] += 1
         k = o.rsplit("K", 1)[1]
-        assert f"an entity whose country is Country {k}" in claim["claim"]
+        # no template for ex:country or phrase for ex:capital: the generic ones, with their labels
+        state = f"State {s.rsplit('S', 1)[1]}"
+        assert claim["claim"] in (f"The country of the capital of {state} is Country {k}.",
+                                  f"The capital of {state} has Country {k} as country."), claim["claim"]
         assert "City" not in claim["claim"]  # the middle is never named
         for group, items in zip(claim["evidence"], claim["evidence_triples"]):
             assert len(items) == 2 and items[0]["o"] == items[1]["s"]  # both hops, one set
@@ -202,3 +205,64 @@ def test_multi_hop_claims_are_labelled_by_both_hops_in_r(tmp_path):
     assert per_label > 0 and set(seen.values()) == {per_label} and len(seen) == 3
     assert manifest["claims"]["kinds"]["multi-hop"] == 3 * per_label
     assert manifest["multi_hop"]["second_hop_predicates"] == [EX + "country"]
+
+
+NAMES = {"en": ("Person {i}", "Country {k}"), "de": ("Hans {i}", "Land {k}"), "fr": ("Personne {i}", "Pays {k}"),
+         "zh": ("人物{i}", "国家{k}")}
+#: the two dbo:country templates of each language, with the birthplace phrase for their subject
+SAID = {"en": ("The birthplace of {s} is in {o}.", "The birthplace of {s} is located in the country {o}."),
+        "de": ("{s}s Geburtsort liegt in {o}.", "{s}s Geburtsort gehört zum Land {o}."),
+        "fr": ("Le lieu de naissance de {s} se trouve en {o}.", "Le lieu de naissance de {s} est situé dans le pays {o}."),
+        "zh": ("{s}的出生地位于{o}。", "{s}的出生地属于国家{o}。")}
+
+
+def dbo_path_kb() -> str:
+    lines = [*PREFIXES, "dbo:birthPlace a owl:FunctionalProperty . dbo:country a owl:FunctionalProperty ."]
+    for i in range(N):
+        names = " , ".join(f'"{NAMES[lang][0].format(i=i)}"@{lang}' for lang in NAMES)
+        lines.append(f"ex:P{i} dbo:birthPlace ex:C{i} ; rdfs:label {names} . ex:C{i} dbo:country ex:K{i % 3} ; "
+                     f'rdfs:label "City {i}"@en .')
+    for k in range(3):
+        lines.append(f"ex:K{k} rdfs:label " + " , ".join(f'"{NAMES[lang][1].format(k=k)}"@{lang}' for lang in NAMES) + " .")
+    return "\n".join(lines) + "\n"
+
+
+def test_multi_hop_claims_read_naturally_in_each_language(tmp_path):
+    """A 2-hop claim is the second predicate's own template with the first predicate's phrase for the
+    unnamed middle ("The birthplace of X is in Y"), not the predicates' raw labels ("X was born in an
+    entity whose country is Y", "etwas mit country ...")."""
+    store = store_from_text(tmp_path, "kb.ttl", dbo_path_kb())
+    items = [fact(f"P{i}", "birthPlace", f"C{i}", True) for i in range(N)]
+    items += [fact(f"P{i}", "birthPlace", f"C{(i + 1) % N}", False) for i in range(N)]
+    items = [dict(r, subject=EX + r["subject"].rsplit("/", 1)[1], predicate=DBO + "birthPlace",
+                  object=EX + r["object"].rsplit("/", 1)[1], id=f"r{n:03d}") for n, r in enumerate(items, 1)]
+    out = make(store, items, tmp_path / "c", langs=list(NAMES), multi_hop=1.0)
+    _, claims, answers = read(out)
+    paths = [c for c in claims if answers[str(c["id"])]["kind"] == "multi-hop"]
+    assert {c["lang"] for c in paths} == set(NAMES) and len({c["label"] for c in paths}) == 3
+    for claim in paths:
+        answer = answers[str(claim["id"])]
+        lang, (_, q, o) = claim["lang"], answer["path"]
+        assert q == DBO + "country"
+        s = NAMES[lang][0].format(i=answer["subject"].rsplit("P", 1)[1])
+        end = NAMES[lang][1].format(k=o.rsplit("K", 1)[1])
+        assert claim["claim"] in [t.format(s=s, o=end) for t in SAID[lang]], claim["claim"]
+        assert answer["template"] in (f"{lang}:country.1<birthPlace", f"{lang}:country.2<birthPlace")
+        assert not answer["generic_template"]
+
+
+def test_path_phrases_cover_every_predicate_and_join_as_each_language_does():
+    from factforge.claims.templates import load
+
+    for lang in NAMES:
+        language = load(lang)
+        assert set(language.paths) == set(language.predicates), lang
+    birth = DBO + "birthPlace"
+    assert load("de").middle(birth, "Hans", "x") == ("Hans’ Geburtsort", False)  # a possessive after s
+    assert load("de").middle(birth, "Anna", "x") == ("Annas Geburtsort", False)
+    french = load("fr")
+    middle, _ = french.middle(birth, "Marie", "x")
+    capital = french.predicates[DBO + "capital"][0].fill(negated=False, s="\0", o="Varsovie")
+    assert french.put_middle(capital, "\0", middle) == "La capitale du lieu de naissance de Marie est Varsovie"
+    assert french.put_middle("{s} a été", "{s}", "la capitale") == "la capitale a été"
+    assert load("en").middle(EX + "unknown", "Ann", "unknown thing") == ("the unknown thing of Ann", True)

@@ -141,14 +141,16 @@ def test_functional_refutes_carries_the_contradicting_triple(store, tmp_path):
 
 
 def test_a_false_fact_of_a_predicate_that_is_not_functional_is_nei(store, tmp_path):
+    """With the shares planned per predicate, visited (R refutes none of its false facts) makes claims
+    only when no REFUTES is asked, and its false facts are NOT ENOUGH INFO."""
     visited = [dict(fact(f"S{i}", "visited", f"C{(i + 2) % N}", True), id=f"v{i}") for i in range(3, N)]
-    only = [r for r in records() if r["predicate"] == EX + "visited"] + visited + [records()[0], records()[N]]
-    _, claims, answers = read(make(store, tmp_path / "c", items=only))
+    only = [r for r in records() if r["predicate"] == EX + "visited"] + visited
+    _, claims, answers = read(make(store, tmp_path / "c", items=only, shares=parse_shares("1/2,0,1/2")))
     labels = defaultdict(set)
     for c in claims:
         answer = answers[str(c["id"])]
         labels[(answer["predicate"].rsplit("/", 1)[1], answer["true_in_kb"])].add(c["label"])
-    assert labels[("capital", False)] == {"REFUTES"} and labels[("visited", False)] == {"NOT ENOUGH INFO"}
+    assert labels[("visited", False)] == {"NOT ENOUGH INFO"}
 
 
 def test_false_facts_of_a_predicate_without_true_facts_are_left_out(store, tmp_path):
@@ -162,9 +164,8 @@ def test_false_facts_of_a_predicate_without_true_facts_are_left_out(store, tmp_p
 
 
 def test_a_disjoint_type_refutes_with_the_schema_as_evidence(store, tmp_path):
-    lonely = [r for r in records() if r["subject"] == EX + "Lonely"] + [records()[0], records()[-2],
-                                                                        dict(fact("S2", "visited", "C4", True), id="v")]
-    _, claims, answers = read(make(store, tmp_path / "c", items=lonely, count=3))
+    lonely = [r for r in records() if r["subject"] == EX + "Lonely"] + [records()[0]]
+    _, claims, answers = read(make(store, tmp_path / "c", items=lonely, count=2))
     claim = next(c for c in claims if answers[str(c["id"])]["subject"] == EX + "Lonely")
     assert claim["label"] == "REFUTES"
     (group,) = claim["evidence_triples"]
@@ -311,3 +312,63 @@ def test_a_predicate_r_cannot_contradict_is_an_error_not_a_set_without_refutes(s
         make(store, tmp_path / "c", items=items)
     _, claims, _ = read(make(store, tmp_path / "d", items=items, shares=parse_shares("1/2,0,1/2")))
     assert {c["label"] for c in claims} == {"SUPPORTS", "NOT ENOUGH INFO"}
+
+
+MIXED_KB = "\n".join([
+    "@prefix ex: <http://example.org/> .",
+    "@prefix owl: <http://www.w3.org/2002/07/owl#> .",
+    *[f"ex:S{i} ex:capital ex:C{i} ; ex:leader ex:L{i} ; ex:visited ex:C{(i + 2) % 12} , ex:C{(i + 3) % 12} ." for i in range(12)],
+    "ex:capital a owl:FunctionalProperty . ex:leader a owl:FunctionalProperty .",
+]) + "\n"
+
+
+def mixed_items() -> list[dict]:
+    facts = []
+    for p, objects, n in (("capital", "C", 12), ("leader", "L", 9), ("visited", "C", 12)):
+        facts += [fact(f"S{i}", p, f"{objects}{i if p != 'visited' else (i + 2) % 12}", True) for i in range(n)]
+        facts += [fact(f"S{i}", p, f"{objects}{(i + 5) % 12}", False) for i in range(n)]
+    return [dict(r, id=f"m{n:03d}") for n, r in enumerate(facts, 1)]
+
+
+@pytest.fixture(scope="module")
+def mixed_store(tmp_path_factory):
+    return store_from_text(tmp_path_factory.mktemp("mixed"), "kb.ttl", MIXED_KB)
+
+
+@pytest.mark.parametrize("shares", ["1/3,1/3,1/3", "1/2,1/4,1/4"])
+def test_labels_are_planned_per_predicate_and_a_predicate_that_cannot_meet_them_is_left_out(mixed_store, tmp_path,
+                                                                                              shares):
+    """Two functional predicates and one (visited) that R cannot contradict: the shares hold within each
+    predicate up to rounding (planned over all facts at once, capital and leader made every REFUTES and
+    visited none, so the predicate told the label), and visited is left out, counted and explained."""
+    out = make(mixed_store, tmp_path / "c", items=mixed_items(), shares=parse_shares(shares))
+    _, claims, answers = read(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    asked = parse_shares(shares)
+    by_predicate = defaultdict(Counter)
+    for c in claims:
+        by_predicate[answers[str(c["id"])]["predicate"]][c["label"]] += 1
+    assert sorted(by_predicate) == [EX + "capital", EX + "leader"]
+    for predicate, got in by_predicate.items():
+        total = sum(got.values())
+        for label, share in zip(("SUPPORTS", "REFUTES", "NOT ENOUGH INFO"), asked):
+            assert abs(got[label] - share * total) < 1, (predicate, got)
+        assert manifest["shares"]["per_predicate"][predicate]["labels"] == {
+            label: got[label] for label in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")}
+    left = manifest["shares"]["predicates_left_out"]
+    assert list(left) == [EX + "visited"] and left[EX + "visited"]["facts"] == 24
+    assert "none of these facts can be REFUTES" in left[EX + "visited"]["reason"]
+    assert manifest["shares"]["made"] == dict(Counter(c["label"] for c in claims))
+
+
+def test_a_claim_count_is_shared_out_over_the_predicates_with_their_shares(mixed_store, tmp_path):
+    out = make(mixed_store, tmp_path / "c", items=mixed_items(), count=12)
+    _, claims, answers = read(out)
+    per = json.loads((out / "manifest.json").read_text())["shares"]["per_predicate"]
+    assert len(claims) == 12 and sum(sum(p["labels"].values()) for p in per.values()) == 12
+    for predicate, made in per.items():
+        got = Counter(c["label"] for c in claims if answers[str(c["id"])]["predicate"] == predicate)
+        assert got == {k: v for k, v in made["labels"].items() if v}
+        assert max(made["labels"].values()) - min(made["labels"].values()) <= 1, (predicate, made)
+    with pytest.raises(SharesError, match=r"--shares: 400 claims .* at most \d+ can"):
+        make(mixed_store, tmp_path / "d", items=mixed_items(), count=400)
