@@ -103,6 +103,9 @@ def test_evaluate_command_through_oxigraph_serve(tmp_path, fresh_cache):
         there = factforge("evaluate", scenario, *remote, *named, "--json", "--plots", tmp_path / "b")
         assert _without_times(here.stdout, tmp_path / "a") == _without_times(there.stdout, tmp_path / "b")
         assert [run["checker"] for run in json.loads(there.stdout)["checkers"]] == NEIGHBOURHOOD_CHECKERS
+        # the audit's baselines read R the same way
+        audited = [factforge("audit", scenario, *kb, "--json", check=False) for kb in (["--store", local], remote)]
+        assert audited[0].returncode == audited[1].returncode and audited[0].stdout == audited[1].stdout
 
         default = factforge("evaluate", scenario, *remote, "--json", "--plots", tmp_path / "c")
         result = json.loads(default.stdout)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import OxigraphServer
+from conftest import FACTBENCH, OxigraphServer, need
 from test_cli import factforge
 
 from factforge.generators.scenario import generate
@@ -65,3 +65,26 @@ def test_dbpedia50_factbench_kinds_through_oxigraph_serve_are_the_embedded_ones(
     write_scenario(here, tmp_path / "here", names, store=dbpedia_store)
     write_scenario(there, tmp_path / "there", names, store=remote)
     assert _files(tmp_path / "here") == _files(tmp_path / "there")
+
+
+@pytest.mark.slow
+def test_factbench_kb_kinds_through_oxigraph_serve_are_the_embedded_ones(tmp_path, fresh_cache):
+    """FactBench's own KB: statement nodes, each model in its own graph, dates read within a model's graph."""
+    local = tmp_path / "store"
+    factforge("load", "--store", local, "--factbench", "--correct-only", need(FACTBENCH))
+    with open_store(local, read_only=True) as store:
+        (tmp_path / "kb.nq").write_bytes(store.nquads())
+        fingerprint = store.fingerprint()
+    (tmp_path / "kb").mkdir()
+    server = OxigraphServer(tmp_path / "kb", [(tmp_path / "kb.nq", None)])
+    try:
+        knobs = ["--predicate", "dbo:spouse", "--size", "30", "--train-size", "20", "--factbench", "mix", "--leakage",
+                 "pair", "--seed", "2", "--format", "tsv,jsonl,factbench"]
+        factforge("generate", "--store", local, *knobs, "--out", tmp_path / "here")
+        factforge("generate", "--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint, *knobs,
+                  "--out", tmp_path / "there")
+        here, there = _files(tmp_path / "here"), _files(tmp_path / "there")
+        assert b'"date"' in here["answers.json"]  # dated facts: the date kind is among the mix
+        assert here == there
+    finally:
+        server.stop()
