@@ -114,7 +114,7 @@ def cmd_evaluate(args) -> int:
         return 0
     from factforge.evaluation.checkers import checker
     from factforge.evaluation.checkers.base import whole_kb_needed
-    from factforge.evaluation.reference_graph import input_reference
+    from factforge.evaluation.reference_input import input_reference
     from factforge.evaluation.scoring import run_checker
 
     store = reading_store(args)

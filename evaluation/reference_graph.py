@@ -98,15 +98,3 @@ def scenario_reference(files, store: Store, index: Neighbourhood | None = None) 
 
 def scenario_predicate(files) -> str | None:
     return files.manifest.get("spec", {}).get("predicate") or (files.test[0]["predicate"] if files.test else None)
-
-
-def input_reference(files, store: Store, reads: tuple[int, int] = (1, 1)) -> Reference:
-    """R for what ``labelled.read_input`` read: a scenario's R, or the whole KB for a FactBench folder
-    or a labelled file (which say nothing of removed triples; checkers still take out the facts they score).
-    Through an endpoint, only the neighbourhoods of the facts' ends that ``reads`` hops reach
-    (``Checker.reads``; ``evaluation.neighbourhood``), unless the store copies the KB."""
-    if not store.whole_index:
-        from .neighbourhood import reference_around
-
-        return reference_around(files, store, reads)
-    return scenario_reference(files, store) if files.kind == "scenario" else Reference.of(store)

@@ -12,7 +12,7 @@ from conftest import OxigraphServer
 from test_cli import factforge
 
 from factforge.evaluation.labelled import read_input
-from factforge.evaluation.reference_graph import input_reference
+from factforge.evaluation.reference_input import input_reference
 from factforge.evaluation.scoring import run_checker
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec

@@ -31,7 +31,7 @@ class Checker(ABC):
     needs_reference: bool = True
     #: how far around each fact it reads R: (hops around the subject, hops around the object) whose
     #: nodes' links it reads, 1 being the subject's and object's own links; None: every link of R.
-    #: Through an endpoint only these neighbourhoods are fetched (``evaluation.neighbourhood``).
+    #: Through an endpoint only these neighbourhoods are fetched (``evaluation.reference_input``).
     reads: tuple[int, int] | None = (1, 1)
     #: why a checker that reads every link (``reads`` None) does
     whole_kb_reason: str = ""

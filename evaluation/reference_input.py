@@ -1,4 +1,5 @@
-"""R around the facts being scored, fetched from an endpoint instead of copying its KB.
+"""R for what ``evaluate`` and ``audit`` read (``input_reference``): the KB's whole index, or, through
+an endpoint, the neighbourhoods of the facts being scored, fetched instead of copying its KB.
 
 A checker reads R only near the facts it scores (``Checker.reads``): the degree and direct-link
 baselines read the links of each fact's subject and object, path features of length 3 also the
@@ -20,6 +21,16 @@ from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.store import Store
 
 from .reference_graph import Reference, scenario_predicate, scenario_reference
+
+
+def input_reference(files, store: Store, reads: tuple[int, int] = (1, 1)) -> Reference:
+    """R for what ``labelled.read_input`` read: a scenario's R, or the whole KB for a FactBench folder
+    or a labelled file (which say nothing of removed triples; checkers still take out the facts they score).
+    Through an endpoint, only the neighbourhoods of the facts' ends that ``reads`` hops reach
+    (``Checker.reads``; below), unless the store copies the KB."""
+    if not store.whole_index:
+        return reference_around(files, store, reads)
+    return scenario_reference(files, store) if files.kind == "scenario" else Reference.of(store)
 
 
 def reference_around(files, store: Store, reads: tuple[int, int]) -> Reference:
