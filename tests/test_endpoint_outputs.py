@@ -9,11 +9,10 @@ import json
 
 import pytest
 
-from conftest import OxigraphServer
+from conftest import served_demo_kb
 from test_cli import assert_clean_error, factforge
 
 from factforge.generators.reference_kb import ReferenceKB
-from factforge.sparql.demo_kb import demo_kb_path
 from factforge.sparql.store import open_store
 
 KNOBS = ["--predicate", "dbo:birthPlace", "--size", "30", "--transparency", "0.5", "--ambiguous", "random_walk",
@@ -23,14 +22,8 @@ KNOBS = ["--predicate", "dbo:birthPlace", "--size", "30", "--transparency", "0.5
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):
     """The demo KB behind `oxigraph serve` and in a local store: (local store folder, --endpoint flags)."""
-    root = tmp_path_factory.mktemp("outputs")
-    (root / "kb").mkdir()
-    server = OxigraphServer(root / "kb", [(demo_kb_path(), None)])
-    local = root / "store"
-    factforge("load", "--store", local, demo_kb_path())
-    fingerprint = factforge("fingerprint", "--store", local).stdout.strip()
-    yield local, ["--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint]
-    server.stop()
+    with served_demo_kb(tmp_path_factory.mktemp("outputs")) as served:
+        yield served
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import OxigraphServer
+from conftest import served_demo_kb
 from test_cli import factforge
 
 from factforge.evaluation.labelled import read_input
@@ -17,7 +17,6 @@ from factforge.evaluation.scoring import run_checker
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.publish.scenario_files import write_scenario
-from factforge.sparql.demo_kb import demo_kb_path
 from factforge.sparql.store import open_store
 
 NEIGHBOURHOOD_CHECKERS = ["path_features", "degree", "direct_link", "type"]
@@ -87,17 +86,11 @@ def test_evaluate_command_through_oxigraph_serve(tmp_path, fresh_cache):
     """The demo KB: by default the checkers that need only neighbourhoods run (same JSON as the embedded
     store's) and the whole-KB ones are named as skipped; asked for by name, a whole-KB checker fails with
     the reason and the way out; with --endpoint-copy it runs and scores as on the embedded store."""
-    (tmp_path / "kb").mkdir()
-    server = OxigraphServer(tmp_path / "kb", [(demo_kb_path(), None)])
-    try:
-        local = tmp_path / "store"
-        factforge("load", "--store", local, demo_kb_path())
-        fingerprint = factforge("fingerprint", "--store", local).stdout.strip()
+    with served_demo_kb(tmp_path) as (local, remote):
         scenario = tmp_path / "scenario"
         factforge("generate", "--store", local, "--predicate", "dbo:birthPlace", "--size", "40", "--train-size", "30",
                   "--transparency", "0.5", "--ambiguous", "random_walk", "--leakage", "pair", "--seed", "5",
                   "--out", scenario, "--format", "jsonl")
-        remote = ["--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint]
         named = [x for name in NEIGHBOURHOOD_CHECKERS for x in ("--checker", name)]
         here = factforge("evaluate", scenario, "--store", local, *named, "--json", "--plots", tmp_path / "a")
         there = factforge("evaluate", scenario, *remote, *named, "--json", "--plots", tmp_path / "b")
@@ -126,5 +119,3 @@ def test_evaluate_command_through_oxigraph_serve(tmp_path, fresh_cache):
         assert _without_times(here.stdout, tmp_path / "e") == _without_times(copied.stdout, tmp_path / "f")
         alone = factforge("evaluate", scenario, "--store", local, "--endpoint-copy", check=False)
         assert alone.returncode != 0 and "--endpoint-copy: only with --endpoint" in alone.stderr
-    finally:
-        server.stop()

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FACTBENCH, OxigraphServer, need
+from conftest import FACTBENCH, OxigraphServer, need, served_demo_kb
 from test_cli import factforge
 
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.publish.scenario_files import write_scenario
-from factforge.sparql.demo_kb import demo_kb_path
 from factforge.sparql.store import open_store
 
 
@@ -31,22 +30,14 @@ def _files(folder) -> dict[str, bytes]:
      "inverse", "--seed", "1"],
 ], ids=["award-mix", "award-date-range-pair", "birthPlace-domain-property-random"])
 def test_demo_kb_factbench_kinds_through_oxigraph_serve_are_the_embedded_ones(knobs, tmp_path, fresh_cache):
-    (tmp_path / "kb").mkdir()
-    server = OxigraphServer(tmp_path / "kb", [(demo_kb_path(), None)])
-    try:
-        local = tmp_path / "store"
-        factforge("load", "--store", local, demo_kb_path())
-        fingerprint = factforge("fingerprint", "--store", local).stdout.strip()
+    with served_demo_kb(tmp_path) as (local, remote):
         formats = ["--format", "tsv,jsonl,factbench"]
         factforge("generate", "--store", local, *knobs, *formats, "--out", tmp_path / "here")
-        factforge("generate", "--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint, *knobs, *formats,
-                  "--out", tmp_path / "there")
+        factforge("generate", *remote, *knobs, *formats, "--out", tmp_path / "there")
         here, there = _files(tmp_path / "here"), _files(tmp_path / "there")
         assert sorted(here) == sorted(there) and any(name.startswith("factbench/") for name in here)
         for name in here:
             assert here[name] == there[name], name
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("knobs", [
