@@ -48,7 +48,7 @@ def cmd_generate(args) -> int:
     started = time.perf_counter()
     scenario = generate(store, spec, progress=not args.quiet)
     manifest = write_scenario(scenario, args.out, names, reference_from=store if args.reference else None,
-                              store=store)
+                              store=store, removed_only=not store.whole_index)
     print_summary(scenario, manifest, args.out, time.perf_counter() - started)
     return 0
 

@@ -48,9 +48,10 @@ def answers_bytes(scenario: Scenario) -> bytes:
 
 
 def write_files(scenario: Scenario, out_dir: str | os.PathLike, names: list[str], *,
-                reference_from=None, store=None, extra: dict | None = None) -> dict:
+                reference_from=None, store=None, extra: dict | None = None, removed_only: bool = False) -> dict:
     """Write the chosen formats, the answers, and a manifest with the sha256 of every file, and
-    ``extra`` (what the publishing layer adds, such as the audit report).
+    ``extra`` (what the publishing layer adds, such as the audit report). ``removed_only``: R (when
+    ``reference_from`` is given) as what it lacks of the KB, not in full.
 
     Files are written into a temporary sibling folder that is renamed into place at the end, so a
     failure leaves no half-written scenario behind.
@@ -65,7 +66,8 @@ def write_files(scenario: Scenario, out_dir: str | os.PathLike, names: list[str]
     if needy and kb is None:
         raise ValueError(f"format: {needy[0]!r} needs the KB to write (pass store=)")
     check_kb(names, kb)
-    return write_staged(target, lambda staging: _write_into(staging, scenario, names, reference_from, kb, extra or {}))
+    return write_staged(target, lambda staging: _write_into(staging, scenario, names, reference_from, kb, extra or {},
+                                                            removed_only))
 
 
 def check_kb(names: list[str], kb) -> None:
@@ -101,7 +103,8 @@ def write_staged(out_dir: str | os.PathLike, write: Callable[[Path], dict]) -> d
     return result
 
 
-def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_from, kb, extra: dict) -> dict:
+def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_from, kb, extra: dict,
+                removed_only: bool) -> dict:
     written: list[Path] = []
     splits = ["test"] + (["train"] if scenario.train else [])
     for name in names:
@@ -118,14 +121,14 @@ def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_f
     answers.write_bytes(answers_bytes(scenario))
     written.append(answers)
     manifest = {**scenario.manifest(), **extra}
-    if reference_from is not None and reference_from.whole_index:
+    if reference_from is not None and not removed_only:
         path = staging / "reference.nt"
         with open(path, "wb") as out:
             scenario.reference(reference_from).write_ntriples(out)
         written.append(path)
     elif reference_from is not None:
-        # Written whole, R would be the endpoint's KB streamed to this machine: only what R lacks
-        # is written, and the fingerprint names the KB it is taken from.
+        # Written whole from an endpoint, R would be its KB streamed to this machine: only what R
+        # lacks is written, and the fingerprint names the KB it is taken from.
         path = staging / REMOVED
         with open(path, "wb") as out:
             scenario.reference(reference_from).write_removed(out)
