@@ -30,6 +30,7 @@ from factforge.sparql.store import Store
 from . import conjunction, multihop, temporal
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
+from .errors import ClaimsError
 from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
 from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
@@ -62,7 +63,16 @@ def items_of(source: ScenarioFiles) -> list[Item]:
                  bool(r["label"])) for r in source.test]
 
 
+#: why claims read the whole KB, said when an endpoint's KB is read by neighbourhoods only
+NEEDS_COPY = ("--endpoint-copy: claims through an endpoint need every link of the KB: each evidence item is a line "
+              "of R's sorted dump (the whole KB less the removed triples, written beside the claims), and a "
+              "predicate counts as functional from all its facts; give --endpoint-copy (serve --endpoint-copy for "
+              "claims over HTTP), or load the KB into a local store")
+
+
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
+    if not store.whole_index:
+        raise ClaimsError(NEEDS_COPY)
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
     items = items_of(source)

@@ -12,13 +12,15 @@ from pathlib import Path
 from factforge.claims.errors import ClaimsError
 from factforge.generators.spec import LEAKAGE
 
-from .options import knob_option, reading_store, store_options
+from .options import copy_option, knob_option, reading_store, store_options
 
 def register(sub) -> None:
     claims = sub.add_parser("claims", help="verbalize labelled facts (a scenario folder, a labelled TSV/CSV/JSONL "
                                            "file or a FactBench folder) as FEVER claims with evidence in R")
     claims.add_argument("facts", metavar="FACTS", help="a scenario folder, a labelled file or a FactBench folder")
     store_options(claims)
+    copy_option(claims, "claims need it: their evidence lines are lines of R's sorted dump, the whole KB less the "
+                        "removed triples")
     claims.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder")
     claims.add_argument("--seed", type=int, default=None, help="default: the scenario's seed, else 0")
     claims.add_argument("--leakage", default=None,
@@ -113,6 +115,10 @@ def _generate_with_claims(generate):
         from factforge.evaluation.labelled import read_scenario
 
         options = options_from(args, seed=args.seed, leakage=args.leakage)  # bad flags fail before generation
+        if args.endpoint and not args.endpoint_copy:
+            from factforge.claims.build import NEEDS_COPY
+
+            raise ClaimsError(NEEDS_COPY)
         status = generate(args)
         if status:
             return status

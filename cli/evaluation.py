@@ -11,7 +11,7 @@ from pathlib import Path
 
 from factforge.evaluation.checkers import REFERENCE_CHECKERS, canonical, names
 
-from .options import CliError, knob_option, reading_store, store_options
+from .options import CliError, copy_option, knob_option, reading_store, store_options
 
 FLAGGED_EXIT = 3
 
@@ -22,8 +22,11 @@ def register(subparsers) -> None:
     evaluate.add_argument("scenario", metavar="PATH", help="a folder written by 'factforge generate', a FactBench "
                                                       "folder, or a labelled TSV/CSV/JSONL file (as audit reads)")
     store_options(evaluate)
+    copy_option(evaluate, "needed for knowledge_linker and transe, which read every link of R; the other "
+                          "checkers read only the neighbourhoods of the scored facts")
     evaluate.add_argument("--checker", action="append", metavar="NAME",
-                          help=f"one of {', '.join(names())} (repeatable; default: {', '.join(REFERENCE_CHECKERS)})")
+                          help=f"one of {', '.join(names())} (repeatable; default: {', '.join(REFERENCE_CHECKERS)}; "
+                               f"through --endpoint without --endpoint-copy, those that read only neighbourhoods)")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="your own scores: TSV/CSV (id, score) or JSONL ({\"id\", \"score\"}); no KB needed")
     evaluate.add_argument("--plots", metavar="DIR", help="write roc.png / roc.svg here (default: the scenario folder, "
@@ -109,14 +112,26 @@ def cmd_evaluate(args) -> int:
             print(f"predictions  AUROC {result['auroc']:.4f}  ({result['counts']['facts']} test facts)")
             print(f"ROC curve: {', '.join(result['plots'])}")
         return 0
-    from factforge.evaluation.reference_graph import input_reference
+    from factforge.evaluation.checkers import checker
+    from factforge.evaluation.checkers.base import whole_kb_needed
+    from factforge.evaluation.reference_input import input_reference
     from factforge.evaluation.scoring import run_checker
 
     store = reading_store(args)
-    reference = input_reference(files, store)
+    chosen = [canonical(n) for n in (args.checker or REFERENCE_CHECKERS)]
+    models = {name: checker(name) for name in chosen}
+    skipped = []
+    if not store.whole_index and not args.checker:  # asked for by name, they fail with the same words
+        skipped = [{"checker": name, "reason": whole_kb_needed(models[name])}
+                   for name in chosen if models[name].reads is None]
+        chosen = [name for name in chosen if models[name].reads is not None]
+    for item in skipped if not args.json else ():
+        print(f"{item['checker']:<17} skipped: {item['reason']}", flush=True)
+    reads = [models[name].reads for name in chosen if models[name].reads is not None]
+    reference = input_reference(files, store, tuple(max(hops) for hops in zip((0, 0), *reads)))
     seed = args.seed if args.seed is not None else int(files.manifest.get("seed") or 0)
     runs, failed = [], []
-    for name in [canonical(n) for n in (args.checker or REFERENCE_CHECKERS)]:
+    for name in chosen:
         try:
             run = run_checker(name, files.train, files.test, reference, seed=seed)
         except CheckerError as error:  # one checker that cannot run does not hide the others' results
@@ -133,7 +148,8 @@ def cmd_evaluate(args) -> int:
                        title=f"ROC: {files.manifest.get('scenario', Path(args.scenario).name)}")
     if args.json:
         print(json.dumps({"scenario": files.manifest.get("scenario"), "checkers": [r.to_dict() for r in runs],
-                          "failed": failed, "plots": [str(p) for p in written]}, indent=1, sort_keys=True))
+                          "failed": failed, "skipped": skipped, "plots": [str(p) for p in written]}, indent=1,
+                         sort_keys=True))
     else:
         print(f"ROC curves: {', '.join(str(p) for p in written)}")
     return 1 if failed else 0

@@ -20,7 +20,10 @@ def register(sub) -> None:
     generate.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder")
     generate.add_argument("--format", dest="formats", default="tsv,jsonl",
                           help="comma-separated output formats (default tsv,jsonl)")
-    generate.add_argument("--reference", action="store_true", help="also write the reference KB R as N-Triples")
+    generate.add_argument("--reference", action="store_true",
+                          help="also write the reference KB R as N-Triples (reference.nt); through --endpoint without "
+                               "--endpoint-copy only what R lacks of the KB (reference.removed.nt) and the KB's "
+                               "fingerprint")
     generate.set_defaults(func=cmd_generate)
 
 
@@ -28,7 +31,7 @@ def cmd_generate(args) -> int:
     import time
 
     from factforge.generators.scenario import generate
-    from factforge.generators.writers import formats
+    from factforge.generators.writers import check_kb, formats
     from factforge.publish.scenario_files import write_scenario
 
     spec = ScenarioSpec.from_dict({f.name: getattr(args, f.name) for f in fields(ScenarioSpec)})
@@ -41,10 +44,11 @@ def cmd_generate(args) -> int:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise CliError(f"--out: {out} exists and is not an empty folder")
     store = reading_store(args)
+    check_kb(names, store)
     started = time.perf_counter()
     scenario = generate(store, spec, progress=not args.quiet)
     manifest = write_scenario(scenario, args.out, names, reference_from=store if args.reference else None,
-                              store=store)
+                              store=store, removed_only=not store.whole_index)
     print_summary(scenario, manifest, args.out, time.perf_counter() - started)
     return 0
 

@@ -72,11 +72,13 @@ def store_options(parser: argparse.ArgumentParser, *, required: bool = False, re
                                  f"A change to the KB within that time goes unseen")
 
 
-def copy_option(parser: argparse.ArgumentParser) -> None:
-    """For the commands that generate scenarios."""
+def copy_option(parser: argparse.ArgumentParser,
+                needed: str = "needed for homogeneity > 0; otherwise only the neighbourhoods a scenario reads are "
+                              "fetched") -> None:
+    """For the commands that read an endpoint's KB by neighbourhoods; ``needed``: what needs the copy."""
     parser.add_argument("--endpoint-copy", action="store_true",
-                        help="with --endpoint: copy every link of the KB into a local index first (the old way; "
-                             "needed for homogeneity > 0) instead of fetching only the neighbourhoods a scenario reads")
+                        help=f"with --endpoint: copy every link of the KB into a local index first (the old way; "
+                             f"{needed})")
 
 
 def endpoint_options(args) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 from factforge.publish import releases as lib
 
 from .claims import claims_summary
-from .options import CliError, reading_store, store_options
+from .options import CliError, copy_option, reading_store, store_options
 
 
 def register(subparsers) -> None:
@@ -20,6 +20,7 @@ def register(subparsers) -> None:
     create.add_argument("--spec", dest="specs", action="append", required=True, metavar="FILE",
                         help="a JSON file holding one spec object or a list of them; may be repeated")
     store_options(create)
+    copy_option(create, "needed for the pykeen format and for homogeneity > 0; R is written in full either way")
     create.add_argument("--releases", metavar="DIR", help=releases_help)
     create.add_argument("--format", dest="formats", default=",".join(lib.DEFAULT_FORMATS),
                         help=f"comma-separated data formats (default {','.join(lib.DEFAULT_FORMATS)})")

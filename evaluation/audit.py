@@ -210,7 +210,7 @@ def audit_path(path, store=None, *, skip_bad: bool = False, **options) -> dict:
     files = read_input(path, skipped)
     reference = None
     if store is not None:
-        from .reference_graph import input_reference
+        from .reference_input import input_reference
 
         reference = input_reference(files, store)
     answers = None

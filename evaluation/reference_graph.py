@@ -13,8 +13,10 @@ from typing import Iterable
 
 import numpy as np
 
+from factforge.sparql.neighbourhood import Neighbourhood
 from factforge.sparql.store import Store
 
+from factforge.generators import positives
 from factforge.generators.facts import Fact
 from factforge.generators.reference_kb import ReferenceKB
 
@@ -23,6 +25,11 @@ from .labelled import LabelledError
 
 class Reference(ReferenceKB):
     """R (``generators.reference_kb``) with the arrays the checkers read it through."""
+
+    @property
+    def whole(self) -> bool:
+        """Does R hold every link of the KB, or only the neighbourhoods fetched from an endpoint?"""
+        return not isinstance(self.index, Neighbourhood)
 
     # --- arrays -------------------------------------------------------------------------------
     @property
@@ -72,21 +79,22 @@ def spans(lo: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return origin, offsets.astype(np.int64)
 
 
-def scenario_reference(files, store: Store) -> Reference:
+def scenario_reference(files, store: Store, index: Neighbourhood | None = None) -> Reference:
     """R of a written scenario (``labelled.ScenarioFiles``): the removed triples are not written, so
     they are derived again, exactly as the generator did, from the test facts and the leakage
-    level in the manifest. The store must hold the KB the scenario was made from."""
+    level in the manifest. The store must hold the KB the scenario was made from. ``index``: the
+    neighbourhoods fetched from an endpoint instead of the KB's whole index."""
     made_from = files.manifest.get("kb_fingerprint")
     if made_from and made_from != store.fingerprint():
         raise LabelledError(f"--store: this KB ({store.fingerprint()}) is not the one {files.folder} was made from "
                          f"({made_from})")
     spec = files.manifest.get("spec", {})
-    predicate = spec.get("predicate") or files.test[0]["predicate"]
+    predicate = scenario_predicate(files)
     test_facts = [Fact(r["subject"], r["predicate"], r["object"], r.get("start"), r.get("end")) for r in files.test]
-    return Reference.around(store, test_facts, spec.get("leakage", "triple"), predicate)
+    kb_pairs = positives.kb_pairs(store, predicate, index=index) if index is not None else None
+    return Reference.around(store, test_facts, spec.get("leakage", "triple"), predicate, index=index,
+                            kb_pairs=kb_pairs)
 
 
-def input_reference(files, store: Store) -> Reference:
-    """R for what ``labelled.read_input`` read: a scenario's R, or the whole KB for a FactBench folder
-    or a labelled file (which say nothing of removed triples; checkers still take out the facts they score)."""
-    return scenario_reference(files, store) if files.kind == "scenario" else Reference.of(store)
+def scenario_predicate(files) -> str | None:
+    return files.manifest.get("spec", {}).get("predicate") or (files.test[0]["predicate"] if files.test else None)

@@ -99,6 +99,13 @@ class ReferenceKB:
         """Write R as N-Triples, one line a distinct triple, sorted (reproducible bytes); returns its size."""
         return self._dump.write_without(self._removed_lines, out)
 
+    def write_removed(self, out: IO[bytes]) -> int:
+        """Write what R lacks of the KB: the removed triples as N-Triples, one a line, sorted as
+        ``write_ntriples`` sorts; returns how many."""
+        lines = sorted({_line(triple) for triple in self.removed})
+        out.write(b"".join(lines))
+        return len(lines)
+
     def line_numbers(self, triples: Iterable[Triple]) -> dict[Triple, int]:
         """The 0-based line of each of ``triples`` (subject and predicate IRIs) in ``write_ntriples``'s
         output, for those R holds."""

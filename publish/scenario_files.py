@@ -10,9 +10,10 @@ from factforge.generators.writers import write_files
 
 
 def write_scenario(scenario: Scenario, out_dir: str | os.PathLike, names: list[str], *,
-                   reference_from=None, store=None) -> dict:
-    """Write the chosen formats, the answers, R as reference.nt when ``reference_from`` is the KB,
-    and a manifest holding the audit report and the sha256 of every file; the manifest."""
+                   reference_from=None, store=None, removed_only: bool = False) -> dict:
+    """Write the chosen formats, the answers, R as reference.nt when ``reference_from`` is the KB
+    (``removed_only``: as reference.removed.nt, what R lacks of it), and a manifest holding the
+    audit report and the sha256 of every file; the manifest."""
     kb = store if store is not None else reference_from
     return write_files(scenario, out_dir, names, reference_from=reference_from, store=store,
-                       extra={"audit": audit_scenario(scenario, kb)})
+                       extra={"audit": audit_scenario(scenario, kb)}, removed_only=removed_only)

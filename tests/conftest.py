@@ -5,9 +5,11 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -175,6 +177,25 @@ class OxigraphServer:
 
     def stop(self) -> None:
         stop_process(self.process, grace=10)
+
+
+@contextmanager
+def served_demo_kb(folder: Path):
+    """The demo KB behind a real `oxigraph serve` and in a local store loaded by the command line:
+    (the local store's folder, the flags that name the server with the local store's fingerprint)."""
+    from factforge.sparql.demo_kb import demo_kb_path
+
+    (folder / "kb").mkdir()
+    server = OxigraphServer(folder / "kb", [(demo_kb_path(), None)])
+    try:
+        local = folder / "store"
+        command = [sys.executable, "-m", "factforge", "--quiet"]
+        subprocess.run([*command, "load", "--store", str(local), str(demo_kb_path())], check=True, capture_output=True)
+        fingerprint = subprocess.run([*command, "fingerprint", "--store", str(local)], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+        yield local, ["--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint]
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

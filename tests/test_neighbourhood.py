@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import OxigraphServer
+from conftest import OxigraphServer, served_demo_kb
 from test_cli import factforge
 
 from factforge.generators.scenario import generate
@@ -70,23 +70,15 @@ SPECS = {
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_demo_kb_scenario_through_oxigraph_serve_is_the_embedded_one(name, tmp_path, fresh_cache):
     """Every file `generate` writes (facts, answers, manifest with its audit) through the command line."""
-    (tmp_path / "kb").mkdir()
-    server = OxigraphServer(tmp_path / "kb", [(demo_kb_path(), None)])
-    try:
-        local = tmp_path / "store"
-        factforge("load", "--store", local, demo_kb_path())
-        fingerprint = factforge("fingerprint", "--store", local).stdout.strip()
+    with served_demo_kb(tmp_path) as (local, remote):
         knobs = [x for key, value in SPECS[name].items() for x in (f"--{key.replace('_', '-')}", value)]
         factforge("generate", "--store", local, *knobs, "--out", tmp_path / "here")
-        there = factforge("generate", "--endpoint", server.query_url, "--endpoint-fingerprint", fingerprint, *knobs,
-                          "--out", tmp_path / "there")
+        there = factforge("generate", *remote, *knobs, "--out", tmp_path / "there")
         assert "false facts" in there.stdout or "true" in there.stdout
         files = sorted(p.name for p in (tmp_path / "here").iterdir())
         assert files == sorted(p.name for p in (tmp_path / "there").iterdir()) and "manifest.json" in files
         for file in files:
             assert (tmp_path / "here" / file).read_bytes() == (tmp_path / "there" / file).read_bytes(), file
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("knobs", [

@@ -29,6 +29,12 @@ class Checker(ABC):
     name: str = "checker"
     learns: bool = False  # fits on labelled train records (else only on R)
     needs_reference: bool = True
+    #: how far around each fact it reads R: (hops around the subject, hops around the object) whose
+    #: nodes' links it reads, 1 being the subject's and object's own links; None: every link of R.
+    #: Through an endpoint only these neighbourhoods are fetched (``evaluation.reference_input``).
+    reads: tuple[int, int] | None = (1, 1)
+    #: why a checker that reads every link (``reads`` None) does
+    whole_kb_reason: str = ""
 
     def __init__(self, *, seed: int = 0):
         self.seed = seed
@@ -38,6 +44,8 @@ class Checker(ABC):
     def fit(self, train_records: list[dict], reference: Reference | None) -> "Checker":
         if self.needs_reference and reference is None:
             raise CheckerError(f"{self.name}: needs the KB (give --store DIR or --endpoint URL)")
+        if self.reads is None and reference is not None and not reference.whole:
+            raise CheckerError(whole_kb_needed(self))
         self.reference = reference
         return self
 
@@ -82,6 +90,11 @@ class FeatureChecker(Checker):
 
     def score(self, records: list[dict]) -> np.ndarray:
         return predict(self._model, self.features(records))
+
+
+def whole_kb_needed(model: Checker) -> str:
+    return (f"{model.name}: {model.whole_kb_reason}, so through an endpoint it needs every link of the KB "
+            f"copied first (--endpoint-copy)")
 
 
 NO_EVIDENCE = "no evidence: {name} found no feature in any train fact, so every fact scores 0.5 (chance)"

@@ -39,6 +39,7 @@ class DegreeOnly(FeatureChecker):
 
 class TypeOnly(FeatureChecker):
     name = "type"
+    reads = (0, 0)  # types come from the store, not from R's links
 
     def features(self, records: list[dict]) -> list[dict[str, float]]:
         store = self.reference.store if self.reference is not None else None
@@ -60,6 +61,7 @@ class TypeOnly(FeatureChecker):
 class ShapeOnly(FeatureChecker):
     name = "shape"
     needs_reference = False
+    reads = (0, 0)
 
     def features(self, records: list[dict]) -> list[dict[str, float]]:
         return [shape_features(r) for r in records]
@@ -71,6 +73,7 @@ class FrequencyOnly(FeatureChecker):
 
     name = "frequency"
     needs_reference = False
+    reads = (0, 0)
 
     def features(self, records: list[dict]) -> list[dict[str, float]]:
         split = [r["id"][:2] if str(r.get("id", ""))[:2] in ("te", "tr") else "" for r in records]
@@ -100,6 +103,7 @@ class ColumnOnly(FeatureChecker):
 
     name = "column"
     needs_reference = False
+    reads = (0, 0)
 
     def __init__(self, *, seed: int = 0, column: str):
         super().__init__(seed=seed)

@@ -29,6 +29,8 @@ CELLS_PER_CHUNK = 20_000_000  # distances held at once: sources x nodes (160 MB 
 
 class KnowledgeLinker(Checker):
     name = "knowledge_linker"
+    reads = None
+    whole_kb_reason = "it searches the cheapest path between s and o over all of R, however long"
 
     def __init__(self, *, seed: int = 0, limit: float | None = None):
         super().__init__(seed=seed)

@@ -29,6 +29,8 @@ class PathFeatures(FeatureChecker):
             raise ValueError(f"max_length: {max_length} is not 1, 2 or 3")
         self.max_length = max_length
         self.counts = counts
+        # a path of length 3 goes s -> x -> z -> o: the links of s's neighbours x are read too
+        self.reads = (2, 1) if max_length == 3 else (1, 1)
 
     def features(self, records: list[dict]) -> list[dict[str, float]]:
         ref = self.reference.without(own_triples(records))

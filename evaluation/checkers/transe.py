@@ -16,6 +16,8 @@ from .base import Checker
 
 class TransE(Checker):
     name = "transe"
+    reads = None
+    whole_kb_reason = "it trains embeddings on every link of R"
 
     def __init__(self, *, seed: int = 0, dim: int = 50, epochs: int = 50, learning_rate: float = 0.1,
                  margin: float = 1.0, batch_size: int = 2048):

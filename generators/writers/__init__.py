@@ -17,7 +17,10 @@ from ..scenario import Scenario
 from .base import FOLDER_WRITERS, RENDERERS, FormatError, Renderer, _json, records, register
 
 __all__ = ["FOLDER_WRITERS", "RENDERERS", "FormatError", "Renderer", "records", "register", "load_all", "formats",
-           "render", "answers_bytes", "write_files"]
+           "render", "answers_bytes", "write_files", "check_kb", "REMOVED"]
+
+#: R's difference to the KB, written for ``reference`` when the KB is an endpoint read by neighbourhoods
+REMOVED = "reference.removed.nt"
 
 
 def load_all() -> None:
@@ -45,9 +48,10 @@ def answers_bytes(scenario: Scenario) -> bytes:
 
 
 def write_files(scenario: Scenario, out_dir: str | os.PathLike, names: list[str], *,
-                reference_from=None, store=None, extra: dict | None = None) -> dict:
+                reference_from=None, store=None, extra: dict | None = None, removed_only: bool = False) -> dict:
     """Write the chosen formats, the answers, and a manifest with the sha256 of every file, and
-    ``extra`` (what the publishing layer adds, such as the audit report).
+    ``extra`` (what the publishing layer adds, such as the audit report). ``removed_only``: R (when
+    ``reference_from`` is given) as what it lacks of the KB, not in full.
 
     Files are written into a temporary sibling folder that is renamed into place at the end, so a
     failure leaves no half-written scenario behind.
@@ -61,7 +65,21 @@ def write_files(scenario: Scenario, out_dir: str | os.PathLike, names: list[str]
     needy = [n for n in names if getattr(FOLDER_WRITERS.get(n), "needs_store", False)]
     if needy and kb is None:
         raise ValueError(f"format: {needy[0]!r} needs the KB to write (pass store=)")
-    return write_staged(target, lambda staging: _write_into(staging, scenario, names, reference_from, kb, extra or {}))
+    check_kb(names, kb)
+    return write_staged(target, lambda staging: _write_into(staging, scenario, names, reference_from, kb, extra or {},
+                                                            removed_only))
+
+
+def check_kb(names: list[str], kb) -> None:
+    """Refuse a folder format that writes every link of R (``whole_kb``) when the KB is an endpoint
+    read by neighbourhoods (``Store.whole_index`` false): before generating, not after."""
+    load_all()
+    if kb is None or kb.whole_index:
+        return
+    for name in names:
+        if getattr(FOLDER_WRITERS.get(name), "whole_kb", False):
+            raise FormatError(f"format: {name!r} writes every link of R for a model to train on: through an endpoint "
+                              f"it needs the KB copied first (--endpoint-copy)")
 
 
 def write_staged(out_dir: str | os.PathLike, write: Callable[[Path], dict]) -> dict:
@@ -85,7 +103,8 @@ def write_staged(out_dir: str | os.PathLike, write: Callable[[Path], dict]) -> d
     return result
 
 
-def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_from, kb, extra: dict) -> dict:
+def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_from, kb, extra: dict,
+                removed_only: bool) -> dict:
     written: list[Path] = []
     splits = ["test"] + (["train"] if scenario.train else [])
     for name in names:
@@ -101,12 +120,21 @@ def _write_into(staging: Path, scenario: Scenario, names: list[str], reference_f
     answers = staging / "answers.json"
     answers.write_bytes(answers_bytes(scenario))
     written.append(answers)
-    if reference_from is not None:
+    manifest = {**scenario.manifest(), **extra}
+    if reference_from is not None and not removed_only:
         path = staging / "reference.nt"
         with open(path, "wb") as out:
             scenario.reference(reference_from).write_ntriples(out)
         written.append(path)
-    manifest = {**scenario.manifest(), **extra}
+    elif reference_from is not None:
+        # Written whole from an endpoint, R would be its KB streamed to this machine: only what R
+        # lacks is written, and the fingerprint names the KB it is taken from.
+        path = staging / REMOVED
+        with open(path, "wb") as out:
+            scenario.reference(reference_from).write_removed(out)
+        written.append(path)
+        manifest["reference"] = {**manifest["reference"], "file": REMOVED, "kb_fingerprint": scenario.fingerprint,
+                                 "is": f"the KB of kb_fingerprint without the triples of {REMOVED}"}
     manifest["files"] = {str(p.relative_to(staging)): _sha256(p) for p in sorted(set(written))}
     (staging / "manifest.json").write_bytes(_json(manifest))
     return manifest

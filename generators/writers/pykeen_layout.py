@@ -10,7 +10,9 @@
   label 1 or 0; dated scenarios carry start and end. Row *i* is fact ``te{i:05d}`` (``tr…``).
 
 It needs the KB to compute R, so ``write_scenario`` passes the store (``needs_store``) and refuses
-the format up front when it was given none (``requires_store``).
+the format up front when it was given none (``requires_store``), or when the store is an endpoint
+read by neighbourhoods (``whole_kb``: a KGE model trains on every link of R, which only a copy of
+the KB holds; ``--endpoint-copy``).
 """
 from __future__ import annotations
 
@@ -80,4 +82,5 @@ def write(scenario, folder: Path, *, store=None) -> list[Path]:
 
 write.needs_store = True  # write_scenario passes store=...
 write.requires_store = True  # ... and refuses up front when it has none
+write.whole_kb = True  # ... or when it cannot read every link (writers.check_kb)
 FOLDER_WRITERS["pykeen"] = write
