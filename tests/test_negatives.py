@@ -533,3 +533,41 @@ def test_draw_order_past_its_kept_places_is_the_seeded_order():
     full = same.permutation(size)
     assert drawn == full[np.argsort([(i % 3 == 0) for i in full], kind="stable")].tolist()
     assert not order.left() and rng.integers(1 << 30) == same.integers(1 << 30)
+
+
+def _scarce_kb(people: int, linked: int) -> str:
+    """``people`` persons born in one of 60 towns; only the first ``linked`` also died in another
+    town (the only neighbours LCWA could take an o' from)."""
+    lines = ["@prefix ex: <http://example.org/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+             "ex:City rdfs:subClassOf ex:Place ."]
+    lines += [f"ex:town{t} a ex:City ." for t in range(60)]
+    for i in range(people):
+        lines.append(f"ex:p{i} a ex:Person ; ex:born ex:town{i % 60} .")
+        if i < linked:
+            lines.append(f"ex:p{i} ex:died ex:town{(i + 7) % 60} .")
+    return "\n".join(lines)
+
+
+def test_lcwa_reads_neighbours_in_proportion_to_what_it_draws(tmp_path, monkeypatch):
+    """Where few subjects have neighbours of o's kind (CoDEx's occupations), LCWA read the neighbours
+    of every fact of p twice (pairing true facts, then borrowing sources outside the scenario) to
+    make a handful, before the range fallback made the rest: its work grew with the KB, not with
+    the scenario. It now reads at most SCAN_PER_FALSE_FACT facts per false fact, and the fallback
+    comes before sources outside the scenario."""
+    from factforge.generators.negatives.lcwa import SCAN_PER_FALSE_FACT, LocalClosedWorld
+
+    people, size = 3000, 20
+    store = store_from_text(tmp_path, "scarce.ttl", _scarce_kb(people, linked=3))
+    read = Counter()
+    typed = LocalClosedWorld._typed
+
+    def counted(self, context, sources, *args, **kwargs):
+        read["sources"] += len(sources)
+        return typed(self, context, sources, *args, **kwargs)
+
+    monkeypatch.setattr(LocalClosedWorld, "_typed", counted)
+    scenario = generate(store, ScenarioSpec(BORN, size=size, transparency=0.0, ambiguous="lcwa", seed=0))
+    false = [a for a in scenario.answers.values() if not a["label"]]
+    assert len(false) == size // 2
+    assert not any(a.get("source_outside_scenario") for a in false)  # the fallback took the scenario's own
+    assert read["sources"] <= SCAN_PER_FALSE_FACT * (size // 2) + size < people
