@@ -125,7 +125,7 @@ def test_bulk_screening_agrees_with_one_by_one_checks(dbpedia_store):
     def held_apart(k, c):  # birthPlace has enough holders of both and holds them no more than chance
         holders = [{x for x, q in zip(*index.inbound(node)) if q == born} for node in (k, c)]
         expected = len(holders[0]) * len(holders[1])
-        return expected > subjects[born] and len(holders[0] & holders[1]) * subjects[born] < 2 * expected
+        return expected >= 3 * subjects[born] and len(holders[0] & holders[1]) * subjects[born] < 2 * expected
 
     def by_sets(fact):
         c = index.id(fact.o)
@@ -226,7 +226,7 @@ def test_no_false_fact_is_a_co_object_of_a_known_one(dbpedia_store, ambiguous):
         for known in objects[(fact.s, BIRTH_PLACE)]:
             born = [{s for s, p in holders[x] if p == BIRTH_PLACE} for x in (fact.o, known)]
             chance = len(born[0]) * len(born[1])
-            if chance > subjects[BIRTH_PLACE] and len(born[0] & born[1]) * subjects[BIRTH_PLACE] < 2 * chance:
+            if chance >= 3 * subjects[BIRTH_PLACE] and len(born[0] & born[1]) * subjects[BIRTH_PLACE] < 2 * chance:
                 continue  # birthPlace itself holds the two apart (nearness.held_apart)
             shared = Counter(p for s, p in holders[fact.o] & holders[known] if p in granular)
             for p, together in shared.items():

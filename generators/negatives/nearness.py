@@ -20,6 +20,10 @@ from collections import Counter
 import numpy as np
 
 TOGETHER = 2.0  # times chance at which two popular objects of a subject count as co-objects
+# Holders of both that chance expects under the scenario's predicate before it judges two objects
+# itself (``held_apart``): for one place at two granularities, seeing fewer than twice that many is
+# unlikely; with one or two expected, none seen says little.
+JUDGED = 3.0
 
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,8 +113,8 @@ def together(shared, degree_a, degree_b, subjects):
 
 def held_apart(index, a: np.ndarray, b: np.ndarray, predicate: int, subjects: np.ndarray) -> np.ndarray:
     """Per row: does ``predicate`` itself say that a[i] and b[i] are two things, not one at two
-    granularities? It does where chance expects more than one subject of it to hold both (it has
-    seen enough of each) and they are not held together more often than ``together`` asks.
+    granularities? It does where chance expects at least ``JUDGED`` subjects of it to hold both
+    (it has seen enough of each) and they are not held together more often than ``together`` asks.
 
     Co-objects through other predicates are a hint for objects the predicate has seen too little
     of. For popular ones it is one holder among thousands: a single person resident in both the US
@@ -120,7 +124,7 @@ def held_apart(index, a: np.ndarray, b: np.ndarray, predicate: int, subjects: np
     steps = np.full(a.size, -(predicate + 1), dtype=np.int64)
     (lo_a, hi_a), (lo_b, hi_b) = index.follow_many(a, steps), index.follow_many(b, steps)
     degree_a, degree_b = hi_a - lo_a, hi_b - lo_b
-    judged = degree_a * degree_b > subjects[predicate]
+    judged = degree_a * degree_b >= JUDGED * subjects[predicate]
     shared = np.zeros(a.size, dtype=np.int64)
     for row in np.flatnonzero(judged).tolist():  # only rows that were co-objects: few
         shared[row] = np.intersect1d(index.in_src[lo_a[row]:hi_a[row]], index.in_src[lo_b[row]:hi_b[row]],
