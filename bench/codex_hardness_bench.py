@@ -8,8 +8,10 @@ CoDEx-S (train and valid, with its entity types) is loaded into an in-memory sto
   its hand-checked negatives (``test_negatives.txt``), as many of each (a seeded sample, at most
   ``--size`` / 2);
 * **ours**: a scenario of ``--size`` facts at transparency 0 with ``random_walk`` and with
-  ``lcwa`` false facts (no train split), its test facts taken out of the reference KB as
-  ``generate`` says.
+  ``lcwa`` false facts, and one at transparency 1 (random re-pairing), no train split, at leakage
+  ``--leakage`` (default ``pair``, the demo's), its test facts taken out of the reference KB as
+  ``generate`` says; ``audit`` is the scenario audit's verdict on it (``ok`` or its flagged
+  baselines and columns).
 
 Each set is scored by the reference checkers of ``factforge evaluate`` (``evaluation.checkers``:
 Knowledge Linker, path features, TransE; learners are cross-validated on the set, as ``evaluate``
@@ -36,7 +38,8 @@ DATA = Path(os.environ.get("FACTFORGE_DATA", ROOT.parent / "shared" / "data"))
 CODEX = DATA / "codex-s"
 WD = "http://www.wikidata.org/entity/"
 CHECKERS = ("knowledge_linker", "path_features", "transe")
-KINDS = ("random_walk", "lcwa")
+# ours: (row name, spec's ambiguous, transparency); random pairing is the transparent kind (c = 1)
+KINDS = (("random_walk", "random_walk", 0.0), ("lcwa", "lcwa", 0.0), ("random pairing, c = 1", "lcwa", 1.0))
 MIN_THEIRS = 40  # facts in their set below which an AUROC says little (a few relations have 6)
 
 
@@ -76,11 +79,11 @@ def popularity_auroc(store, relation: str, records: list[dict], removed) -> floa
     return auroc([r["label"] for r in records], [count[r["object"]] for r in records])
 
 
-def scores(store, relation: str, records: list[dict], removed, seed: int) -> dict:
+def scores(store, relation: str, records: list[dict], removed, seed: int, reference=None) -> dict:
     from factforge.evaluation.reference_graph import Reference
     from factforge.evaluation.scoring import run_checker
 
-    reference = Reference.of(store, removed)
+    reference = reference or Reference.of(store, removed)
     row = {"facts": len(records), "popularity": popularity_auroc(store, relation, records, removed)}
     for name in CHECKERS:
         try:
@@ -90,19 +93,29 @@ def scores(store, relation: str, records: list[dict], removed, seed: int) -> dic
     return row
 
 
-def ours(store, relation: str, kind: str, size: int, seed: int) -> dict:
+def ours(store, relation: str, kind: str, transparency: float, size: int, seed: int, leakage: str) -> dict:
+    from factforge.evaluation.audit import audit_scenario
+    from factforge.evaluation.reference_graph import Reference
     from factforge.generators.positives import NotEnoughFacts
     from factforge.generators.scenario import generate
     from factforge.generators.spec import ScenarioSpec
     from factforge.generators.writers import records
 
-    spec = ScenarioSpec(WD + relation, size=size, transparency=0.0, ambiguous=kind, seed=seed)
+    spec = ScenarioSpec(WD + relation, size=size, transparency=transparency, ambiguous=kind, seed=seed,
+                        leakage=leakage)
     try:
         scenario = generate(store, spec)
     except NotEnoughFacts as error:
         made = re.search(r"made only \d+ of the \d+", str(error))
         return {"error": made.group(0) if made else str(error)[:80]}
-    return scores(store, relation, records(scenario, "test"), scenario.removed, seed)
+    row = scores(store, relation, records(scenario, "test"), scenario.removed, seed,
+                 Reference.of(store, scenario.removed))
+    report = audit_scenario(scenario, store)
+    flagged = [f"{name} {result['auroc']:.2f}" for part in ("baselines", "columns")
+               for name, result in report[part].items()
+               if result.get("auroc") is not None and abs(result["auroc"] - 0.5) > report["thresholds"]["auroc"] - 0.5]
+    row["audit"] = ", ".join(flagged) or ("ok" if not report["flagged"] else "drift")
+    return row
 
 
 def cell(value) -> str:
@@ -118,36 +131,39 @@ def main(argv=None) -> int:
     parser.add_argument("--min-negatives", type=int, default=40)
     parser.add_argument("--size", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--leakage", default="pair", help="ours' leakage level (default pair)")
     args = parser.parse_args(argv)
 
     store = load_codex()
     trues, falses = read_tsv("test.txt"), read_tsv("test_negatives.txt")
     relations = args.relations or sorted((r for r in falses if len(falses[r]) >= args.min_negatives and r in trues),
                                          key=lambda r: -len(falses[r]))
-    print(f"# Hardness on CoDEx-S: our c = 0 false facts vs hand-checked negatives (seed {args.seed})\n")
+    print(f"# Hardness on CoDEx-S: our false facts vs hand-checked negatives (seed {args.seed}, "
+          f"leakage {args.leakage})\n")
     print("AUROC per checker (lower = harder false facts); `pop` = object popularity alone.\n")
     columns = ("popularity", *CHECKERS)
-    gaps: dict[str, list[list[float]]] = {kind: [] for kind in KINDS}
+    gaps: dict[str, list[list[float]]] = {name: [] for name, _, _ in KINDS}
     for relation in relations:
         started = time.perf_counter()
         theirs = their_records(relation, trues.get(relation, []), falses.get(relation, []), args.size // 2, args.seed)
         rows = {"theirs (hand-checked)": scores(store, relation, theirs, (), args.seed)}
-        for kind in KINDS:
-            rows[f"ours ({kind})"] = ours(store, relation, kind, args.size, args.seed)
+        for name, kind, transparency in KINDS:
+            rows[f"ours ({name})"] = ours(store, relation, kind, transparency, args.size, args.seed, args.leakage)
         print(f"## {relation} ({time.perf_counter() - started:.0f} s)\n")
-        print("| false facts | facts | pop | " + " | ".join(CHECKERS) + " |")
-        print("|---|---:|---:|" + "---:|" * len(CHECKERS))
+        print("| false facts | facts | pop | " + " | ".join(CHECKERS) + " | audit |")
+        print("|---|---:|---:|" + "---:|" * len(CHECKERS) + "---|")
         for name, row in rows.items():
             if "error" in row:
-                print(f"| {name} | – | {row['error']} |" + " |" * len(CHECKERS))
+                print(f"| {name} | – | {row['error']} |" + " |" * (len(CHECKERS) + 1))
                 continue
-            print(f"| {name} | {row['facts']} | " + " | ".join(cell(row[c]) for c in columns) + " |")
+            print(f"| {name} | {row['facts']} | " + " | ".join(cell(row[c]) for c in columns)
+                  + f" | {row.get('audit', '–')} |")
         print(flush=True)
         base = rows["theirs (hand-checked)"]
-        for kind in KINDS:
-            row = rows[f"ours ({kind})"]
+        for name, _, _ in KINDS:
+            row = rows[f"ours ({name})"]
             if "error" not in row and base["facts"] >= MIN_THEIRS:
-                gaps[kind].append([row[c] - base[c] if isinstance(row[c], float) and isinstance(base[c], float)
+                gaps[name].append([row[c] - base[c] if isinstance(row[c], float) and isinstance(base[c], float)
                                    else float("nan") for c in columns])
     print(f"## Mean AUROC ours - theirs (relations with >= {MIN_THEIRS} of theirs; > 0: ours easier)\n")
     print("| false facts | relations | pop | " + " | ".join(CHECKERS) + " |")

@@ -21,6 +21,7 @@ from . import positives
 from .fact_order import order_key
 from .facts import Fact, Negative
 from .negatives import NegativeContext, sampler
+from .negatives.lcwa import SCAN_PER_FALSE_FACT
 from .negatives.registry import SAMPLERS, kept_in_kb, sections, transparent
 from .positives import NotEnoughFacts
 from .random_state import stream
@@ -177,7 +178,9 @@ def _paired(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: int, n
     with more links than the scenario's own, and the audit's degree baseline flagged it
     (docs/performance.md); paired, a false fact's subject is a true fact's subject, with
     the same degree in R. Only when homogeneity is 0: clustering chooses its own facts.
-    Reads the ranking a batch at a time, only as far as the k pairs need; ``wanted`` candidates
+    Reads the ranking a batch at a time, only as far as the k pairs need and at most
+    ``SCAN_PER_FALSE_FACT`` facts per pair: where neighbours are scarce (CoDEx's occupations) the
+    whole ranking gave a handful, at the cost of every fact's neighbours; ``wanted`` candidates
     in all (at least ``n_true``; None: the ranking itself when nothing is paired) are returned
     when the ranking has them.
     """
@@ -191,8 +194,10 @@ def _paired(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: int, n
     maker = sampler(spec.ambiguous)
     pairs: list[Fact] = []
     rest: list[Fact] = []
-    while len(pairs) < k:
-        batch = list(islice(ranked, PAIR_BATCH))
+    budget = SCAN_PER_FALSE_FACT * k
+    while len(pairs) < k and budget > 0:
+        batch = list(islice(ranked, min(PAIR_BATCH, budget)))
+        budget -= len(batch)
         if not batch:
             break
         for fact, ok in zip(batch, maker.productive(context, batch, sides=sides)):

@@ -24,9 +24,13 @@ object would mostly be a rare one, and popularity alone would tell it from a tru
 
 The scenario pairs true and false facts: at c < 1 its first true facts are ones whose subject
 gives an object-side false fact (``productive``; see ``generators.scenario._paired``), so that a
-false fact's subject is a true fact's subject, with the same degree in the reference KB. Only when
-the scenario's own true facts still have too few alternatives, true facts of p outside the
-scenario serve as sources too (marked ``source_outside_scenario`` in the answers).
+false fact's subject is a true fact's subject, with the same degree in the reference KB. Where
+neighbours are scarce that search reads at most ``SCAN_PER_FALSE_FACT`` true facts per false fact
+wanted, not the whole ranking, and the range fallback makes the rest from the scenario's own true
+facts. Only when those still give too few, true facts of p outside the scenario serve as sources
+too (marked ``source_outside_scenario`` in the answers), as many as that bound allows: their
+subjects are the rare ones with many links (the audit's degree baseline saw them), and reading
+them before the fallback scanned every fact of p on CoDEx.
 """
 from __future__ import annotations
 
@@ -42,6 +46,9 @@ from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
 
 EXTRA_BATCH = 500
+# True facts whose neighbours are read per false fact wanted, at most: where fewer than one in this
+# many gives a neighbour-made false fact, the fallback makes nearly all of them anyway.
+SCAN_PER_FALSE_FACT = 50
 RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
 FALLBACK = "o' from the predicate's observed range (objects of its facts), not from s's neighbours"
 
@@ -59,9 +66,11 @@ class LocalClosedWorld(NegativeSampler):
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         chosen = self._from(context, sources, n, rng)
         if len(chosen) < n:
-            # Too few alternatives around the scenario's own facts (sparse KBs): take them around
-            # other true facts of p, in seeded order, a batch at a time.
-            others = context.kb.other_pairs({f.pair for f in sources}, rng)
+            chosen += self.fallback(context, sources, chosen, n - len(chosen), rng)
+        if len(chosen) < n:
+            # Too few alternatives around the scenario's own facts, even in p's range: take them
+            # around other true facts of p, in seeded order, a batch at a time.
+            others = islice(context.kb.other_pairs({f.pair for f in sources}, rng), SCAN_PER_FALSE_FACT * (n - len(chosen)))
             while len(chosen) < n:
                 batch = [Fact(s, context.predicate, o) for s, o in islice(others, EXTRA_BATCH)]
                 if not batch:
@@ -69,8 +78,6 @@ class LocalClosedWorld(NegativeSampler):
                 for negative in self._from(context, batch, n - len(chosen), rng):
                     negative.detail["source_outside_scenario"] = True
                     chosen.append(negative)
-        if len(chosen) < n:
-            chosen += self.fallback(context, sources, chosen, n - len(chosen), rng)
         return chosen
 
     def fallback(self, context: NegativeContext, sources: list[Fact], chosen: list[Negative], n: int,

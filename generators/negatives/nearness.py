@@ -20,6 +20,10 @@ from collections import Counter
 import numpy as np
 
 TOGETHER = 2.0  # times chance at which two popular objects of a subject count as co-objects
+# Holders of both that chance expects under the scenario's predicate before it judges two objects
+# itself (``held_apart``): for one place at two granularities, seeing fewer than twice that many is
+# unlikely; with one or two expected, none seen says little.
+JUDGED = 3.0
 
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,11 +59,21 @@ def _member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     return sorted_values[at] == values
 
 
-def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray,
+               predicate: int | None = None) -> np.ndarray:
     """Per row: do some x link to both a[i] and b[i] through one predicate q with granular[q], more
-    often than chance (``together``)? ``subjects[q]``: how many distinct subjects q has."""
+    often than chance (``together``)? ``subjects[q]``: how many distinct subjects q has. Not
+    where the scenario's ``predicate`` itself holds them apart (``held_apart``)."""
     index.need(a)
     index.need(b)
+    found = _co_objects(index, a, b, granular, subjects)
+    rows = np.flatnonzero(found)
+    if predicate is not None and rows.size:
+        found[rows[held_apart(index, a[rows], b[rows], predicate, subjects)]] = False
+    return found
+
+
+def _co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     codes = index.in_codes
     if codes is None:  # too many entities for one int64 code per link: row by row
         return np.array([_shares_in_link(index, x, y, granular, subjects) for x, y in zip(a.tolist(), b.tolist())],
@@ -97,17 +111,39 @@ def together(shared, degree_a, degree_b, subjects):
     return (expected <= subjects) | (np.asarray(shared) * subjects >= TOGETHER * expected)
 
 
+def held_apart(index, a: np.ndarray, b: np.ndarray, predicate: int, subjects: np.ndarray) -> np.ndarray:
+    """Per row: does ``predicate`` itself say that a[i] and b[i] are two things, not one at two
+    granularities? It does where chance expects at least ``JUDGED`` subjects of it to hold both
+    (it has seen enough of each) and they are not held together more often than ``together`` asks.
+
+    Co-objects through other predicates are a hint for objects the predicate has seen too little
+    of. For popular ones it is one holder among thousands: a single person resident in both the US
+    and France made the two co-objects (CoDEx), and every French citizen was refused the US as a
+    false citizenship, though the KB's citizens hold both far less often than chance. False
+    objects were then the rare ones, and object popularity told them from true ones."""
+    steps = np.full(a.size, -(predicate + 1), dtype=np.int64)
+    (lo_a, hi_a), (lo_b, hi_b) = index.follow_many(a, steps), index.follow_many(b, steps)
+    degree_a, degree_b = hi_a - lo_a, hi_b - lo_b
+    judged = degree_a * degree_b >= JUDGED * subjects[predicate]
+    shared = np.zeros(a.size, dtype=np.int64)
+    for row in np.flatnonzero(judged).tolist():  # only rows that were co-objects: few
+        shared[row] = np.intersect1d(index.in_src[lo_a[row]:hi_a[row]], index.in_src[lo_b[row]:hi_b[row]],
+                                     ).size
+    return judged & ~together(shared, degree_a, degree_b, subjects[predicate])
+
+
 def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarray, n_groups: int,
-               granular: np.ndarray, links: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+               granular: np.ndarray, links: np.ndarray, subjects: np.ndarray, predicate: int | None = None) -> np.ndarray:
     """Per group of rows (one candidate fact and each known object of its subject): is the
-    candidate linked to one of the known nodes (``links``), or a co-object of one?"""
+    candidate linked to one of the known nodes (``links``), or a co-object of one (``predicate``:
+    the scenario's, see ``co_objects``)?"""
     index.need(candidate)
     index.need(known)
     near = np.zeros(n_groups, dtype=bool)
     near[group[adjacent(index, candidate, known, links)]] = True
     rest = np.flatnonzero(~near[group])  # co-objects only for candidates not refused already
     if rest.size:
-        near[group[rest[co_objects(index, candidate[rest], known[rest], granular, subjects)]]] = True
+        near[group[rest[co_objects(index, candidate[rest], known[rest], granular, subjects, predicate)]]] = True
     return near
 
 

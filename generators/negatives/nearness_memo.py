@@ -70,7 +70,7 @@ class NearnessMemo:
         rows_known = np.concatenate([k for k, kept in zip(known, keep.tolist()) if kept] or [np.zeros(0, np.int64)])
         group = np.repeat(np.arange(len(todo)), counts)
         near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular,
-                                   self.granular_links, self.predicate_subjects)
+                                   self.granular_links, self.predicate_subjects, self.predicate_id)
         near_memo.update(zip(todo, near.tolist()))
 
     def screened(self, fact: Fact) -> bool:
@@ -89,7 +89,12 @@ class NearnessMemo:
         """Does some entity x link to both a and b through one predicate q (x q a, x q b), where q
         gives its subjects few objects (``granular``)?"""
         return bool(nearness.co_objects(self.kb.adjacency, np.array([a]), np.array([b]), self.granular,
-                                        self.predicate_subjects)[0])
+                                        self.predicate_subjects, self.predicate_id)[0])
+
+    @property
+    def predicate_id(self) -> int | None:
+        """The scenario predicate's index id: its own holders judge popular co-objects (``nearness.held_apart``)."""
+        return self.kb.adjacency.pindex.get(self.kb.predicate)
 
     @property
     def granular(self) -> np.ndarray:

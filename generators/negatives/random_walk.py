@@ -242,9 +242,17 @@ class RandomWalk(NegativeSampler):
         # Among a fact's walk ends, those owed to the set first (ObjectBalance): an end outside the
         # set's objects occurs once, and "seen once" would mean false.
         owed = ObjectBalance(context.ledger, sources, n).owed
-        chosen = round_robin(typed, n, context, rng, rank=lambda neg: owed[neg.fact.o] <= 0)
+        # One walk-made false fact per source with an acceptable walk end; the fallback then serves
+        # the others: a second walk end for one subject left another with none, and how often a
+        # subject occurs in the set told the label (the audit's frequency baseline).
+        context.near.screen(neg.fact for c in typed for neg in c)
+        walking = sum(any(context.acceptable(neg.fact) for neg in c) for c in typed)
+        rank = lambda neg: owed[neg.fact.o] <= 0  # noqa: E731
+        chosen = round_robin(typed, min(n, walking), context, rng, rank=rank)
         if len(chosen) < n:
             chosen += self.fallback(context, sources, n - len(chosen), rng)
+        if len(chosen) < n:  # the fallback found too few: more walk ends of the same subjects
+            chosen += round_robin(typed, n - len(chosen), context, rng, rank=rank)
         return chosen
 
     def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
