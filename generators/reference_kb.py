@@ -102,7 +102,7 @@ class ReferenceKB:
     def write_removed(self, out: IO[bytes]) -> int:
         """Write what R lacks of the KB: the removed triples as N-Triples, one a line, sorted as
         ``write_ntriples`` sorts; returns how many."""
-        lines = sorted({_line(triple) for triple in self.removed})
+        lines = sorted({ntriples_line(triple) for triple in self.removed})
         out.write(b"".join(lines))
         return len(lines)
 
