@@ -71,6 +71,10 @@ class Select:
         """One row of the query, wrapped (its own modifiers kept), for the variables of ``SELECT *``."""
         return f"{self.prologue}\nSELECT * WHERE {{ {{ {self.body}\n}} }}\nLIMIT 1"
 
+    def count(self) -> str:
+        """The number of rows of the query, counted by the server: one row, which no cap cuts."""
+        return f"{self.prologue}\nSELECT (COUNT(*) AS ?n) WHERE {{ {{ {self.body}\n}} }}"
+
     def page(self, order: list[str], size: int, *, offset: int = 0, after: str | None = None,
              nested: bool = False) -> str:
         """``size`` rows in the total order, from ``offset`` rows past the first whose key's text is
