@@ -70,6 +70,8 @@ class EndpointStore(Store):
         self.rows_read = 0  # SELECT rows received, for tests and benches of what a command moves
         self._http = SparqlHttp(url, graphs=self.graphs, timeout=timeout)
         self._fingerprint = fingerprint
+        self._pinned = fingerprint  # given by the user: names this KB (caches, remembered probes)
+        self._probe_recalled = False
         self.fingerprint_max_age = fingerprint_max_age  # None: computed by this store, not remembered
         self._cap: int | None = None         # the server's row cap, once seen
         self._whole_below = 1                # an answer of fewer rows than this was not cut (the probe showed it)
@@ -240,6 +242,8 @@ class EndpointStore(Store):
         if reply.row_cap is not None and rows >= reply.row_cap:
             return reply.row_cap
         if self._cap is None and not (announced and self._virtuoso) and rows >= self._whole_below:
+            self._recall_probe()
+        if self._cap is None and not (announced and self._virtuoso) and rows >= self._whole_below:
             self._probe(rows + 1)
         if self._cap is not None:
             return self._cap if rows >= self._cap else None
@@ -262,6 +266,26 @@ class EndpointStore(Store):
         if self._cap is None and got < rows:
             self._cap = got
         self._whole_below = max(self._whole_below, rows)
+        if self._remembers:
+            endpoint_fingerprints.remember_probe(self.url, self.graphs, pinned=self._pinned, cap=self._cap,
+                                                 whole_below=self._whole_below)
+
+    @property
+    def _remembers(self) -> bool:
+        """Whether this store shares what it learns of the server with other processes (a pinned
+        fingerprint, or a remembered one)."""
+        return self._pinned is not None or self.fingerprint_max_age is not None
+
+    def _recall_probe(self) -> None:
+        """Once: what an earlier process's probe of this endpoint found (``endpoint_fingerprints``)."""
+        if self._probe_recalled or not self._remembers:
+            return
+        self._probe_recalled = True
+        found = endpoint_fingerprints.probe_found(self.url, self.graphs, pinned=self._pinned,
+                                                  max_age=self.fingerprint_max_age)
+        if found is not None:
+            self._cap = self._cap if found["cap"] is None else min(self._cap or found["cap"], found["cap"])
+            self._whole_below = max(self._whole_below, found["whole_below"])
 
     def _select_once(self, query: str) -> tuple[list[str], list[dict]]:
         """One SELECT answer that cannot be paged (free text): refused when it may be cut short."""
