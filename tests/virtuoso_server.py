@@ -46,7 +46,7 @@ MaxClientConnections = 4
 
 [SPARQL]
 ResultSetMaxRows = {cap}
-MaxQueryExecutionTime = 300
+MaxQueryExecutionTime = {max_seconds}
 MaxQueryCostEstimationTime = 0
 """
 
@@ -54,16 +54,18 @@ MaxQueryCostEstimationTime = 0
 class VirtuosoServer:
     """A private Virtuoso in ``workdir``: started, loaded, stopped by this object."""
 
-    def __init__(self, workdir: Path, loads: list[tuple[Path, str]], *, cap: int, buffers: int = 10_000):
+    def __init__(self, workdir: Path, loads: list[tuple[Path, str]], *, cap: int, buffers: int = 10_000,
+                 max_seconds: int = 300):
         """``cap``: ResultSetMaxRows; ``buffers``: 8 kB pages of memory (a 10M-triple load wants far
-        more than the tests' KB)."""
+        more than the tests' KB); ``max_seconds``: MaxQueryExecutionTime, past which a query fails."""
         self.dir = workdir
         self.sql_port, self.http_port = free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.http_port}/sparql"
         data_dirs = ", ".join(sorted({str(path.parent) for path, _graph in loads})) or str(workdir)
         (workdir / "virtuoso.ini").write_text(INI.format(dir=workdir, data_dirs=data_dirs, sql_port=self.sql_port,
                                                          http_port=self.http_port, cap=cap,
-                                                         buffers=buffers, dirty=buffers * 3 // 5))
+                                                         buffers=buffers, dirty=buffers * 3 // 5,
+                                                         max_seconds=max_seconds))
         self.log = open(workdir / "stdout.log", "wb")
         self.process = subprocess.Popen([VIRTUOSO, "+configfile", str(workdir / "virtuoso.ini"), "+foreground"],
                                         cwd=workdir, stdout=self.log, stderr=subprocess.STDOUT)
