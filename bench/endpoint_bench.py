@@ -1,9 +1,11 @@
 """A scenario from a KB behind `oxigraph serve`, from a cold client: time and rows transferred.
 
-    python bench/endpoint_bench.py bench/out/syn-10M.nt [--runs 3] [--size 300] [--copy]
+    python bench/endpoint_bench.py bench/out/syn-10M.nt [--runs 3] [--size 300] [--copy] [--virtuoso]
 
 The KB is loaded once with `oxigraph load` into bench/out/oxigraph-<kb name> (kept), then served
-read-only with ``--union-default-graph`` on loopback. "Cold" is a client with an empty statistics
+read-only with ``--union-default-graph`` on loopback. With ``--virtuoso`` it is bulk-loaded into
+one named graph of a private Virtuoso instead (its own folder and ini, bench/out/virtuoso-<kb name>,
+kept; ResultSetMaxRows from ``--virtuoso-cap``), and the client names that graph. "Cold" is a client with an empty statistics
 cache and no local copy of the KB: the predicate profiles (whole-KB aggregates, cached by
 fingerprint afterwards), then a random-walk scenario (t = 3, c = 0) by neighbourhood generation.
 "Warm" is the p50 of ``--runs`` scenarios with other seeds, profiles cached, each from a new
@@ -28,6 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))  # the tests' private Virtuoso
 
 from factforge.generators.scenario import generate  # noqa: E402
 from factforge.generators.spec import ScenarioSpec  # noqa: E402
@@ -57,6 +60,27 @@ def served(kb: Path, location: Path, port: int) -> subprocess.Popen:
     sys.exit("oxigraph serve did not answer")
 
 
+GRAPH = "https://w3id.org/factforge/graph/bench"
+
+
+def virtuoso_served(kb: Path, location: Path, cap: int):
+    """A private Virtuoso holding ``kb`` in GRAPH, loaded on the first start only."""
+    from virtuoso_server import VIRTUOSO, VirtuosoServer
+
+    if VIRTUOSO is None:
+        sys.exit("virtuoso-t is not installed (apt-get install virtuoso-opensource-7-bin)")
+    loaded = (location / "virtuoso.db").exists()
+    location.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    # memory for the load and the queries: a quarter of what a 10M-triple KB's indexes take is too little
+    # whole-KB aggregates of the cold profiles ran past the tests' 300 s limit at 10M on a loaded machine
+    server = VirtuosoServer(location, [] if loaded else [(kb.resolve(), GRAPH)], cap=cap, buffers=340_000,
+                            max_seconds=7200)
+    if not loaded:
+        print(f"Virtuoso bulk load of {kb.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return server
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -65,7 +89,7 @@ def free_port() -> int:
 
 def client(url: str, args, *, copy: bool = False):
     return open_store(endpoint=url, fingerprint=None if args.compute_fingerprint else "bench-" + args.kb.stem,
-                      copy=copy, timeout=3600)
+                      copy=copy, timeout=3600, graphs=[GRAPH] if args.virtuoso else [])
 
 
 def one(url: str, args, seed: int, *, copy: bool = False) -> dict:
@@ -92,10 +116,21 @@ def main() -> None:
     parser.add_argument("--predicate", help="default: the most frequent non-schema predicate with entity objects")
     parser.add_argument("--compute-fingerprint", action="store_true")
     parser.add_argument("--copy", action="store_true", help="also time the old full copy of every link")
+    parser.add_argument("--virtuoso", action="store_true", help="behind a private Virtuoso, not oxigraph serve")
+    parser.add_argument("--virtuoso-cap", type=int, default=100_000_000, help="its ResultSetMaxRows")
     args = parser.parse_args()
-    port = args.port or free_port()
-    server = served(args.kb, args.location or HERE / "out" / f"oxigraph-{args.kb.stem}", port)
-    url = f"http://127.0.0.1:{port}/query"
+    if args.virtuoso:
+        virtuoso = virtuoso_served(args.kb, args.location or HERE / "out" / f"virtuoso-{args.kb.stem}",
+                                   args.virtuoso_cap)
+        url, stop = virtuoso.url, virtuoso.stop
+    else:
+        port = args.port or free_port()
+        server = served(args.kb, args.location or HERE / "out" / f"oxigraph-{args.kb.stem}", port)
+        url = f"http://127.0.0.1:{port}/query"
+
+        def stop():
+            server.terminate()
+            server.wait(timeout=60)
     try:
         triples = client(url, args).triple_count()
         os.environ["FACTFORGE_CACHE"] = tempfile.mkdtemp(prefix="endpoint-bench-")
@@ -105,7 +140,7 @@ def main() -> None:
               f"rows / triples | rounds | entities fetched whole |")
         print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
         rows = statistics.median(w["rows"] for w in warm)
-        print(f"| {args.kb.stem} | {triples:,} | {cold['predicate'].rsplit('/', 1)[-1]} | {cold['seconds']:.1f} "
+        print(f"| {args.kb.stem} {'Virtuoso' if args.virtuoso else 'oxigraph serve'} | {triples:,} | {cold['predicate'].rsplit('/', 1)[-1]} | {cold['seconds']:.1f} "
               f"({cold['profiles']:.1f}) | {statistics.median(w['seconds'] for w in warm):.1f} | {cold['rows']:,} | "
               f"{rows:,.0f} | {rows / triples:.3%} | {cold['fetched']['rounds']} | {cold['fetched']['entities']:,} |")
         if args.copy:
@@ -114,8 +149,7 @@ def main() -> None:
             print(f"\nold full copy, cold: {copied['seconds']:.1f} s ({copied['profiles']:.1f} s profiles), "
                   f"{copied['rows']:,} rows ({copied['rows'] / triples:.1%} of the triples)")
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        stop()
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
-"""Endpoint fingerprints remembered on disk for a bounded time, per (endpoint URL, graphs).
+"""Endpoint fingerprints, and what the cap probe found, remembered on disk per (endpoint URL, graphs).
 
 Computing an endpoint's fingerprint reads a GROUP BY over the whole KB (``EndpointStore.fingerprint``),
 which every command would otherwise repeat. A remembered one is used while it is younger than the
 age the caller allows; within that time a change to the KB behind the endpoint is not seen (the
 change goes unnoticed: caches kept under the old fingerprint are read, scenarios name it). The file
 name is a hash of the URL and the graphs, so a URL's user:password is not written to disk.
+
+The cap probe (``EndpointStore._probe``: whether, and where, the server cuts answers) is remembered
+the same way, with the fingerprint it was made under: a command reuses it when the KB's fingerprint
+is pinned to that one, or when it is younger than the age allowed. A cap lowered on the server within
+that time is missed for answers of up to a page (a larger one is checked against the server's COUNT).
 """
 from __future__ import annotations
 
@@ -21,9 +26,34 @@ from .interface import default_cache_root
 MAX_AGE = 3600.0
 
 
-def entry_path(url: str, graphs: tuple[str, ...] | list[str]) -> Path:
+def entry_path(url: str, graphs: tuple[str, ...] | list[str], kind: str = "fingerprints") -> Path:
     key = "\n".join([url, *sorted(set(graphs))])
-    return default_cache_root() / "endpoint-fingerprints" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    return default_cache_root() / f"endpoint-{kind}" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def probe_found(url: str, graphs: tuple[str, ...] | list[str], *, pinned: str | None,
+                max_age: float | None) -> dict | None:
+    """The last probe's findings (``cap``, ``whole_below``) for this endpoint, when made under the
+    pinned fingerprint or at most ``max_age`` seconds ago; else None."""
+    try:
+        entry = json.loads(entry_path(url, graphs, "probes").read_text(encoding="utf-8"))
+        same_kb = pinned is not None and entry["fingerprint"] == pinned
+        recent = max_age is not None and 0 <= time.time() - float(entry["computed"]) <= max_age
+        cap, whole_below = entry["cap"], int(entry["whole_below"])
+        if (same_kb or recent) and (cap is None or isinstance(cap, int)):
+            return {"cap": cap, "whole_below": whole_below}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none, unreadable or from another format: probed anew
+    return None
+
+
+def remember_probe(url: str, graphs: tuple[str, ...] | list[str], *, pinned: str | None, cap: int | None,
+                   whole_below: int) -> None:
+    try:
+        write_json(entry_path(url, graphs, "probes"), {"computed": time.time(), "fingerprint": pinned, "cap": cap,
+                                                       "whole_below": whole_below})
+    except OSError:
+        pass  # a read-only cache: probed again next time
 
 
 def remembered(url: str, graphs: tuple[str, ...] | list[str], max_age: float, compute: Callable[[], str]) -> str:

@@ -42,6 +42,7 @@ _OPAQUE = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\
                      r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>"{}|^`\\\x00-\x20]*>|#[^\n]*')
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)", re.IGNORECASE)
 _VALUES = re.compile(r"\bVALUES\b", re.IGNORECASE)
+_BRACKET = re.compile(r"[(){}]")
 
 
 @dataclass
@@ -70,6 +71,10 @@ class Select:
     def variables_query(self) -> str:
         """One row of the query, wrapped (its own modifiers kept), for the variables of ``SELECT *``."""
         return f"{self.prologue}\nSELECT * WHERE {{ {{ {self.body}\n}} }}\nLIMIT 1"
+
+    def count(self) -> str:
+        """The number of rows of the query, counted by the server: one row, which no cap cuts."""
+        return f"{self.prologue}\nSELECT (COUNT(*) AS ?n) WHERE {{ {{ {self.body}\n}} }}"
 
     def page(self, order: list[str], size: int, *, offset: int = 0, after: str | None = None,
              nested: bool = False) -> str:
@@ -136,7 +141,8 @@ def _top_limit(body: str) -> int | None:
     """The LIMIT of the query itself (not of a subquery): after the WHERE clause's closing brace."""
     text = _OPAQUE.sub(lambda match: " " * len(match.group()), body)
     depth, parens, start = 0, 0, None
-    for index, char in enumerate(text):
+    for bracket in _BRACKET.finditer(text):  # only brackets matter: a VALUES batch is long
+        index, char = bracket.start(), bracket.group()
         if char == "(":
             parens += 1
         elif char == ")":

@@ -6,8 +6,11 @@ from the embedded one. What makes the answers the same as the embedded store's (
 * the KB's graphs: given (``graphs``, sent as ``default-graph-uri``), or else the endpoint's
   default graph must be the union of the KB's graphs (``oxigraph serve --union-default-graph``);
   a Virtuoso default graph, which also holds Virtuoso's system graphs, is refused;
-* complete answers: every SELECT is read in ordered pages below any server cap
-  (``sparql.paging``); an answer that may have been cut short is an error, never data.
+* complete answers: a SELECT is read as one unordered answer when it can be shown whole (fewer
+  rows than a cap the server announced or the probe found, or as many rows as the server's own
+  COUNT of the query), else in ordered pages below the server's cap (``sparql.paging``); an answer
+  that may have been cut short is an error, never data. Rows of an unordered answer are sorted
+  here, so that the same KB gives the same order whatever the engine sent.
 """
 from __future__ import annotations
 
@@ -47,6 +50,9 @@ class EndpointStore(Store):
     kind = "endpoint"
     #: pages start after the last key read (False: at the OFFSET of every row read; the older way, for comparison)
     keyset = True
+    #: a SELECT is first asked for whole, unordered, and paged only when that answer was cut (False:
+    #: ordered pages only; each page sorts the whole answer in the server, so they cost far more)
+    unordered = True
     stable_blank_ids = False
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
@@ -64,6 +70,8 @@ class EndpointStore(Store):
         self.rows_read = 0  # SELECT rows received, for tests and benches of what a command moves
         self._http = SparqlHttp(url, graphs=self.graphs, timeout=timeout)
         self._fingerprint = fingerprint
+        self._pinned = fingerprint  # given by the user: names this KB (caches, remembered probes)
+        self._probe_recalled = False
         self.fingerprint_max_age = fingerprint_max_age  # None: computed by this store, not remembered
         self._cap: int | None = None         # the server's row cap, once seen
         self._whole_below = 1                # an answer of fewer rows than this was not cut (the probe showed it)
@@ -153,7 +161,43 @@ class EndpointStore(Store):
         if not order:
             yield from (_row(binding) for binding in self._select_once(query)[1])
             return
+        if self.unordered:
+            bindings = self._unordered_whole(query, parsed)
+            if bindings is not None:
+                yield from (_row(binding) for binding in sorted(bindings, key=_sort_key(order)))
+                return
         yield from self._pages(parsed, order)
+
+    def _unordered_whole(self, query: str, parsed: Select) -> list[dict] | None:
+        """The answer of ``query`` sent as it is, when it is shown whole; None when a cap cut it
+        (then it is paged). A small answer (at most a page) is shown whole as any page is, by the cap
+        the server announced or the probe found; a larger one by the server's COUNT of the same query
+        (one row, never cut): fewer rows than counted were cut at a cap, more are an error."""
+        data, reply = self._json(query)
+        bindings = _bindings(data)
+        self.rows_read += len(bindings)
+        rows = len(bindings)
+        if reply.row_cap is not None and rows >= reply.row_cap:
+            return None
+        if rows <= self.page_size:
+            return None if rows and self._capped_at(reply, rows) is not None else bindings
+        if self._cap is not None and rows >= self._cap:
+            return None
+        count = self._count(parsed)
+        if count == rows:
+            return bindings
+        if count is not None and rows < count:
+            self._cap = rows if self._cap is None else min(self._cap, rows)  # cut silently: page below it
+            return None
+        raise IncompleteAnswer(f"endpoint {self.url} sent {rows:,} rows of an answer it counts as {count}: the KB "
+                               f"changed while it was read, or the server cannot count its own answer, so none of "
+                               f"it is used")
+
+    def _count(self, parsed: Select) -> int | None:
+        try:
+            return int(_bindings(self._json(parsed.count())[0])[0]["n"]["value"])
+        except (IndexError, KeyError, TypeError, ValueError):
+            return None
 
     def _pages(self, parsed: Select, order: list[str]) -> Iterator[Row]:
         size = min(self.page_size, self._cap or self.page_size)
@@ -198,6 +242,8 @@ class EndpointStore(Store):
         if reply.row_cap is not None and rows >= reply.row_cap:
             return reply.row_cap
         if self._cap is None and not (announced and self._virtuoso) and rows >= self._whole_below:
+            self._recall_probe()
+        if self._cap is None and not (announced and self._virtuoso) and rows >= self._whole_below:
             self._probe(rows + 1)
         if self._cap is not None:
             return self._cap if rows >= self._cap else None
@@ -220,6 +266,26 @@ class EndpointStore(Store):
         if self._cap is None and got < rows:
             self._cap = got
         self._whole_below = max(self._whole_below, rows)
+        if self._remembers:
+            endpoint_fingerprints.remember_probe(self.url, self.graphs, pinned=self._pinned, cap=self._cap,
+                                                 whole_below=self._whole_below)
+
+    @property
+    def _remembers(self) -> bool:
+        """Whether this store shares what it learns of the server with other processes (a pinned
+        fingerprint, or a remembered one)."""
+        return self._pinned is not None or self.fingerprint_max_age is not None
+
+    def _recall_probe(self) -> None:
+        """Once: what an earlier process's probe of this endpoint found (``endpoint_fingerprints``)."""
+        if self._probe_recalled or not self._remembers:
+            return
+        self._probe_recalled = True
+        found = endpoint_fingerprints.probe_found(self.url, self.graphs, pinned=self._pinned,
+                                                  max_age=self.fingerprint_max_age)
+        if found is not None:
+            self._cap = self._cap if found["cap"] is None else min(self._cap or found["cap"], found["cap"])
+            self._whole_below = max(self._whole_below, found["whole_below"])
 
     def _select_once(self, query: str) -> tuple[list[str], list[dict]]:
         """One SELECT answer that cannot be paged (free text): refused when it may be cut short."""
@@ -344,6 +410,25 @@ def _bindings(data: dict) -> list[dict]:
         return data["results"]["bindings"]
     except (KeyError, TypeError):
         raise StoreError("not a SELECT answer") from None
+
+
+def _sort_key(order: list[str]):
+    """A total order on the rows of a JSON answer: each variable's text, then its kind (engines
+    differ in how they name a typed literal's kind, so that is left out) and datatype or language."""
+    def key(binding: dict) -> tuple:
+        parts = []
+        for name in order:
+            value = binding.get(name)
+            if value is None:
+                parts.append(("", 0, ""))
+            else:
+                parts.append((value.get("value", ""), _KIND_ORDER.get(value.get("type"), 3),
+                              value.get("datatype") or value.get("xml:lang") or ""))
+        return tuple(parts)
+    return key
+
+
+_KIND_ORDER = {"uri": 1, "bnode": 2, "literal": 3, "typed-literal": 3, "triple": 4}
 
 
 def _row(binding: dict) -> Row:

@@ -250,9 +250,10 @@ class SparqlProxy:
     """A reverse proxy on loopback in front of a real SPARQL endpoint. It passes on the status, the
     body and the Content-Type only (no server or cap headers, as some proxies do), keeps the text
     of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
-    at that many rows without saying so: a server that caps silently."""
+    at that many rows without saying so: a server that caps silently. ``alter(query, body)`` rewrites
+    the body of each answer (a server that answers wrongly)."""
 
-    def __init__(self, target: str, *, cap: int | None = None):
+    def __init__(self, target: str, *, cap: int | None = None, alter=None):
         import http.server
         import json
         import urllib.error
@@ -274,6 +275,8 @@ class SparqlProxy:
                     status, data, media = error.code, error.read(), error.headers.get("Content-Type", "text/plain")
                 if cap is not None and status == 200:
                     data = _cut(data, media, cap, json)
+                if alter is not None and status == 200:
+                    data = alter(proxy.queries[-1], data)
                 self.send_response(status)
                 self.send_header("Content-Type", media)
                 self.send_header("Content-Length", str(len(data)))

@@ -94,13 +94,14 @@ def test_pages_follow_the_last_key_not_a_growing_offset(proxied, dbpedia_store):
     largest_group = max(expected.values())
     assert largest_group > 7 and len(expected) > 10
     keyset = remote_store(proxied.url, page_size=7)
+    keyset.unordered = False  # pages from the start, not after a whole answer
     del proxied.queries[:]
     assert Counter(as_tuples(rows_of(keyset, query))) == expected
     offsets = [int(m.group(1)) for q in proxied.queries for m in [re.search(r"OFFSET (\d+)", q)] if m]
     assert len(offsets) > sum(expected.values()) // 7 and max(offsets) <= largest_group
     assert sum("FILTER" in q for q in proxied.queries) > 10
     by_offset = remote_store(proxied.url, page_size=7)
-    by_offset.keyset = False
+    by_offset.keyset = by_offset.unordered = False
     assert Counter(as_tuples(rows_of(by_offset, query))) == expected
 
 
@@ -112,10 +113,80 @@ def test_pages_follow_the_last_key_not_a_growing_offset(proxied, dbpedia_store):
     "SELECT ?x ?s WHERE { ?s dbo:capital ?o OPTIONAL { ?o dbo:noSuchPredicate ?x } }",
     "SELECT ?n WHERE { ?s dbo:capital ?o BIND(1 AS ?n) }",
 ])
-def test_keys_of_every_kind_page_right(query, dbpedia_server, dbpedia_store):
+@pytest.mark.parametrize("unordered", [False, True])
+def test_keys_of_every_kind_page_right(query, unordered, dbpedia_server, dbpedia_store):
     """IRI keys, language-tagged labels, typed literals (numbers) and unbound keys: each
-    read whole in pages of 7 rows, whichever way the pages are cut."""
+    read whole in pages of 7 rows, whichever way the pages are cut, or as one answer and sorted here."""
     remote = remote_store(dbpedia_server.query_url, page_size=7)
+    remote.unordered = unordered
     expected = Counter(as_tuples(rows_of(dbpedia_store, query)))
     assert sum(expected.values()) > 14
     assert Counter(as_tuples(rows_of(remote, query))) == expected
+
+
+COUNTED = "SELECT ?o WHERE { ?s dbo:religion ?o }"
+
+
+def test_a_large_answer_is_read_whole_once_counted(proxied, dbpedia_store):
+    """More rows than a page: asked for once, unordered, and shown whole by the server's COUNT of
+    the same query; no page sorts the answer in the server, and the rows come in one order."""
+    expected = as_tuples(sorted(rows_of(dbpedia_store, COUNTED), key=lambda row: row["o"].value))
+    assert len(expected) > 7 * 5
+    store = remote_store(proxied.url, page_size=7)
+    del proxied.queries[:]
+    rows = as_tuples(rows_of(store, COUNTED))
+    assert Counter(rows) == Counter(expected) and rows == sorted(rows)
+    assert len(proxied.queries) == 2 and "COUNT(*)" in proxied.queries[1]
+    assert not any("ORDER BY" in query for query in proxied.queries)
+    assert store.rows_read == len(expected)
+
+
+def test_a_silent_cap_above_a_page_is_found_by_the_count(dbpedia_server, dbpedia_store):
+    """A proxy that cuts every answer at 20 rows, pages of 7: the whole answer came with fewer rows
+    than the server counts, so it was cut; ordered pages below the cap read it all."""
+    proxy = SparqlProxy(dbpedia_server.query_url, cap=20)
+    try:
+        store = remote_store(proxy.url, page_size=7)
+        assert Counter(as_tuples(rows_of(store, COUNTED))) == Counter(as_tuples(rows_of(dbpedia_store, COUNTED)))
+        assert any("COUNT(*)" in query for query in proxy.queries)
+        assert sum("ORDER BY" in query for query in proxy.queries) > 5
+    finally:
+        proxy.close()
+
+
+def _count_shifted(by):
+    def alter(query, body):
+        if "COUNT(*)" not in query:
+            return body
+        import json
+
+        answer = json.loads(body)
+        value = answer["results"]["bindings"][0]["n"]
+        value["value"] = str(int(value["value"]) + by)
+        return json.dumps(answer).encode()
+    return alter
+
+
+def test_more_rows_than_counted_is_an_error(dbpedia_server):
+    """The server counts one row fewer than it sent (the KB changed between the two, say): which
+    rows are right cannot be told, so none is used."""
+    from factforge.sparql.protocol import IncompleteAnswer
+
+    proxy = SparqlProxy(dbpedia_server.query_url, alter=_count_shifted(-1))
+    try:
+        with pytest.raises(IncompleteAnswer, match="counts as"):
+            rows_of(remote_store(proxy.url, page_size=7), COUNTED)
+    finally:
+        proxy.close()
+
+
+def test_fewer_rows_than_counted_are_paged_again(dbpedia_server, dbpedia_store):
+    """The server counts one row more than it sent: the answer may have been cut, so it is not
+    used; ordered pages read the rows again."""
+    proxy = SparqlProxy(dbpedia_server.query_url, alter=_count_shifted(1))
+    try:
+        store = remote_store(proxy.url, page_size=7)
+        assert Counter(as_tuples(rows_of(store, COUNTED))) == Counter(as_tuples(rows_of(dbpedia_store, COUNTED)))
+        assert sum("ORDER BY" in query for query in proxy.queries) > 5
+    finally:
+        proxy.close()

@@ -12,20 +12,16 @@ import csv
 import io
 import json
 import os
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import requests
 
-from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, free_port, need, stop_process, wait_for
+from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, need
 from test_backends import ENTITIES, EMPTY_ON_DBPEDIA50, canonical, params_for
 from test_cli import assert_clean_error, factforge
 from test_sparql_hostile import factforge_serve
+from virtuoso_server import ISQL, VIRTUOSO, VirtuosoServer
 
-VIRTUOSO = shutil.which("virtuoso-t")
-ISQL = shutil.which("isql-vt") or shutil.which("isql")
 REQUIRED = os.environ.get("FACTFORGE_REQUIRE_VIRTUOSO") == "1"
 if VIRTUOSO is None or ISQL is None:
     if REQUIRED:
@@ -39,94 +35,10 @@ DATA_GRAPH = "https://w3id.org/factforge/graph/dbpedia50"
 GRAPH_FLAGS = ["--graph", DATA_GRAPH, "--graph", ONTOLOGY_GRAPH]
 ALL_TRIPLES = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 
-INI = """\
-[Database]
-DatabaseFile = {dir}/virtuoso.db
-ErrorLogFile = {dir}/virtuoso.log
-LockFile = {dir}/virtuoso.lck
-TransactionFile = {dir}/virtuoso.trx
-xa_persistent_file = {dir}/virtuoso.pxa
-ErrorLogLevel = 7
-FileExtend = 200
-Striping = 0
-TempStorage = TempDatabase
-
-[TempDatabase]
-DatabaseFile = {dir}/virtuoso-temp.db
-TransactionFile = {dir}/virtuoso-temp.trx
-Striping = 0
-
-[Parameters]
-ServerPort = 127.0.0.1:{sql_port}
-DirsAllowed = {dir}, {data_dirs}
-NumberOfBuffers = 10000
-MaxDirtyBuffers = 6000
-CheckpointInterval = 0
-ServerThreads = 4
-
-[HTTPServer]
-ServerPort = 127.0.0.1:{http_port}
-ServerRoot = {dir}
-ServerThreads = 4
-MaxClientConnections = 4
-
-[SPARQL]
-ResultSetMaxRows = {cap}
-MaxQueryExecutionTime = 300
-MaxQueryCostEstimationTime = 0
-"""
-
-
-class VirtuosoServer:
-    """A private Virtuoso in ``workdir``: started, loaded, stopped by this object."""
-
-    def __init__(self, workdir: Path, loads: list[tuple[Path, str]]):
-        self.dir = workdir
-        self.sql_port, self.http_port = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.http_port}/sparql"
-        data_dirs = ", ".join(sorted({str(path.parent) for path, _graph in loads}))
-        (workdir / "virtuoso.ini").write_text(INI.format(dir=workdir, data_dirs=data_dirs, sql_port=self.sql_port,
-                                                         http_port=self.http_port, cap=CAP))
-        self.log = open(workdir / "stdout.log", "wb")
-        self.process = subprocess.Popen([VIRTUOSO, "+configfile", str(workdir / "virtuoso.ini"), "+foreground"],
-                                        cwd=workdir, stdout=self.log, stderr=subprocess.STDOUT)
-        try:
-            wait_for(self._answers, "Virtuoso to answer SPARQL", timeout=180, interval=0.2)
-            self._load(loads)
-        except BaseException:
-            self.stop()
-            raise
-
-    def _answers(self) -> bool:
-        if self.process.poll() is not None:
-            raise AssertionError(f"virtuoso-t exited: {(self.dir / 'stdout.log').read_text(errors='replace')[-2000:]}")
-        try:
-            return requests.get(self.url, params={"query": "ASK {}"}, timeout=5).status_code == 200
-        except requests.RequestException:
-            return False
-
-    def isql(self, statements: str) -> str:
-        result = subprocess.run([ISQL, f"127.0.0.1:{self.sql_port}", "dba", "dba", f"exec={statements}"],
-                                capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0 and "*** Error" not in result.stdout, result.stdout + result.stderr
-        return result.stdout
-
-    def _load(self, loads: list[tuple[Path, str]]) -> None:
-        for path, graph in loads:
-            self.isql(f"ld_dir('{path.parent}', '{path.name}', '{graph}');")
-        self.isql("rdf_loader_run(); checkpoint;")
-        errors = self.isql("SELECT ll_file FROM DB.DBA.load_list WHERE ll_state <> 2 OR ll_error IS NOT NULL;")
-        assert "0 Rows" in errors, errors
-
-    def stop(self) -> None:
-        stop_process(self.process, grace=60)  # a checkpoint on shutdown can take a while
-        self.log.close()
-
-
 @pytest.fixture(scope="module")
 def virtuoso(tmp_path_factory):
     server = VirtuosoServer(tmp_path_factory.mktemp("virtuoso"),
-                            [(need(DBPEDIA_NT), DATA_GRAPH), (need(ONTOLOGY_TTL), ONTOLOGY_GRAPH)])
+                            [(need(DBPEDIA_NT), DATA_GRAPH), (need(ONTOLOGY_TTL), ONTOLOGY_GRAPH)], cap=CAP)
     yield server
     server.stop()
 
