@@ -17,10 +17,13 @@ import pytest
 import requests
 
 from conftest import DBPEDIA_NT, ONTOLOGY_GRAPH, ONTOLOGY_TTL, SparqlProxy, need
-from test_backends import ENTITIES, EMPTY_ON_DBPEDIA50, canonical, params_for
+from test_backends import EMPTY_ON_DBPEDIA50, canonical, params_for
 from test_cli import assert_clean_error, factforge
 from test_sparql_hostile import factforge_serve
 from virtuoso_server import ISQL, VIRTUOSO, VirtuosoServer
+
+from factforge.generators.reference_kb import ReferenceKB
+from factforge.sparql.store import open_store
 
 REQUIRED = os.environ.get("FACTFORGE_REQUIRE_VIRTUOSO") == "1"
 if VIRTUOSO is None or ISQL is None:
@@ -112,10 +115,22 @@ def test_profile_and_scenario_equal_the_embedded_ones(virtuoso, cli_store, tmp_p
             "--seed", "11", "--format", "tsv,jsonl", "--reference"]
     factforge("generate", *spec, "--store", cli_store, "--out", tmp_path / "embedded")
     factforge("generate", *spec, *remote, "--out", tmp_path / "virtuoso")
-    names = sorted(p.name for p in (tmp_path / "embedded").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "virtuoso").iterdir()) and len(names) > 4
-    for name in names:
+    # through an endpoint R is written as what it lacks of the KB (reference.removed.nt), and the
+    # manifest says so; every other file is the embedded store's, byte for byte
+    here_files = {p.name for p in (tmp_path / "embedded").iterdir()} - {"reference.nt", "manifest.json"}
+    there_files = {p.name for p in (tmp_path / "virtuoso").iterdir()} - {"reference.removed.nt", "manifest.json"}
+    assert here_files == there_files and len(here_files) > 3
+    for name in sorted(here_files):
         assert (tmp_path / "embedded" / name).read_bytes() == (tmp_path / "virtuoso" / name).read_bytes(), name
+    removed = (tmp_path / "virtuoso" / "reference.removed.nt").read_bytes().splitlines(keepends=True)
+    with open_store(cli_store, read_only=True) as store:
+        whole = io.BytesIO()
+        ReferenceKB.of(store).write_ntriples(whole)
+    kb_lines = whole.getvalue().splitlines(keepends=True)
+    assert removed and set(removed) <= set(kb_lines)
+    gone = set(removed)
+    assert [line for line in kb_lines if line not in gone] == \
+        (tmp_path / "embedded" / "reference.nt").read_bytes().splitlines(keepends=True)
 
 
 def test_the_default_graph_of_virtuoso_is_refused(virtuoso):
