@@ -34,7 +34,7 @@ from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
 from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, Plan, counts_for, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
-from .records import jsonl, record
+from .records import answers_json, jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
 from .verbalize import conjoin, granularities, say, template_slots
@@ -291,7 +291,7 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     fingerprint = store.fingerprint()
     header = {"software": {"name": "factforge", "version": __version__}, "kb_fingerprint": fingerprint,
               "seed": options.seed, "scenario": source.manifest.get("scenario")}
-    (folder / "answers.json").write_bytes(json_bytes({**header, "answers": answers}))
+    (folder / "answers.json").write_bytes(answers_json(header, answers))
     made_counts = Counter(r["label"] for r in records if r["lang"] == options.langs[0])
     predicates = sorted({c.base.item.fact.p for c in claims})
     manifest = {
