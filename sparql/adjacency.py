@@ -117,6 +117,20 @@ class Adjacency:
         at = int(np.searchsorted(targets, targets.dtype.type(oi)))
         return at < targets.size and int(targets[at]) == oi
 
+    def link(self, s: str, p: str, o: str) -> int | None:
+        """The link s -p-> o's place in the out-link arrays (``src``, ``pred``, ``dst``), or None: no such
+        link. Of the whole index only (a partial one does not fetch what it lacks here)."""
+        si, oi, pi = self.id(s), self.id(o), self.pindex.get(p)
+        if si is None or oi is None or pi is None:
+            return None
+        start = int(self.out_ptr[si])
+        run = self.pred[start:self.out_ptr[si + 1]]
+        key = run.dtype.type(pi)
+        lo, hi = start + int(np.searchsorted(run, key, "left")), start + int(np.searchsorted(run, key, "right"))
+        targets = self.dst[lo:hi]  # sorted by node id
+        at = int(np.searchsorted(targets, targets.dtype.type(oi)))
+        return lo + at if at < targets.size and int(targets[at]) == oi else None
+
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
         """Every direct link between a and b, either way, as (subject, predicate, object)."""
         ai, bi = self.id(a), self.id(b)
