@@ -105,10 +105,7 @@ class ReferenceKB:
         si, pi = index.id(subject), index.pindex.get(predicate)
         if si is None or pi is None:
             return []
-        start = int(index.out_ptr[si])
-        run = index.pred[start:index.out_ptr[si + 1]]
-        key = run.dtype.type(pi)
-        lo, hi = start + int(np.searchsorted(run, key, "left")), start + int(np.searchsorted(run, key, "right"))
+        lo, hi = index.out_run(si, pi)
         found = index.dst[lo:hi][self.keep[lo:hi]]
         return sorted(index.entities[n] for n in found.tolist())
 
