@@ -35,7 +35,7 @@ from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
 from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
-from .records import jsonl, record
+from .records import answers_json, jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
 from .verbalize import conjoin, granularities, say, template_slots
@@ -108,8 +108,8 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     names = kb_names(store, entities | predicates, options.langs, options.user_labels, models)
     if options.require_labels:
         _require(names, entities, options.langs)
-    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, made, claims, names, removed,
-                                                       kept_back, schema))
+    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, made, claims, names,
+                                                       final.reference, kept_back, schema))
 
 
 FLIP = {SUPPORTS: REFUTES, REFUTES: SUPPORTS, NEI: NEI}
@@ -269,10 +269,10 @@ def _verified(final: ReferenceView, c: Labelled) -> Labelled:
     return Labelled(c.item, c.label, [[fact.triple]] if got == SUPPORTS else against, c.removed)
 
 
-def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, removed, kept_back,
+def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
            schema) -> dict:
     wanted = {t for c in claims for group in c.evidence for t in group}
-    size, lines = write_dump(store, removed, folder / DUMP, wanted)
+    size, lines = write_dump(reference, folder / DUMP, wanted)
     missing = sorted(wanted - set(lines))
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
@@ -315,7 +315,7 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     fingerprint = store.fingerprint()
     header = {"software": {"name": "factforge", "version": __version__}, "kb_fingerprint": fingerprint,
               "seed": options.seed, "scenario": source.manifest.get("scenario")}
-    (folder / "answers.json").write_bytes(json_bytes({**header, "answers": answers}))
+    (folder / "answers.json").write_bytes(answers_json(header, answers))
     made_counts = Counter(r["label"] for r in records if r["lang"] == options.langs[0])
     predicates = sorted({c.base.item.fact.p for c in claims})
     manifest = {
@@ -335,7 +335,7 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "functional_predicates": {p: schema.functional[p] for p in predicates if p in schema.functional},
         "disjoint_class_pairs": len(schema.disjoint),
         "reference": {"file": DUMP, "triples": size, "line": "0-based index of the triple in the file",
-                      "leakage": options.leakage, "removed_triples": len(removed),
+                      "leakage": options.leakage, "removed_triples": len(reference.removed),
                       "kept_back_for_evidence": kept_back},
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }

@@ -19,6 +19,7 @@ from factforge.sparql.store import Store
 from factforge.sparql.terms import PREFIXES
 
 from factforge.generators.facts import Fact
+from factforge.generators.reference_kb import ReferenceKB, kept_links
 
 OBSERVED_FUNCTIONAL = 0.95
 RDF_TYPE = PREFIXES["rdf"] + "type"
@@ -104,27 +105,28 @@ def observed_functionality(adjacency: Adjacency, predicate: str) -> float | None
 
 
 class ReferenceView:
-    """R as the claims see it: the KB's links minus ``removed``, with the schema and entity types."""
+    """R as the claims see it: the one reference KB object (``ReferenceKB``, the KB's links minus
+    ``removed``), with the schema and entity types."""
 
-    def __init__(self, store: Store, adjacency: Adjacency, schema: Schema, removed=()):
+    def __init__(self, store: Store, adjacency: Adjacency, schema: Schema, removed=(), *, reference=None):
         self.store, self.adjacency, self.schema = store, adjacency, schema
-        self.removed: set[Triple] = set(removed)
+        self.reference = reference if reference is not None else ReferenceKB(adjacency, removed, store=store)
         self._types: dict[str, list[str]] = {}
 
     def without(self, removed) -> "ReferenceView":
-        view = ReferenceView(self.store, self.adjacency, self.schema, self.removed | set(removed))
+        removed = set(removed)
+        r = self.reference
+        more = ReferenceKB(self.adjacency, {*r.removed, *removed}, store=self.store,
+                           keep=r.keep & kept_links(self.adjacency, removed))
+        view = ReferenceView(self.store, self.adjacency, self.schema, reference=more)
         view._types = self._types
         return view
 
     def has(self, triple: Triple) -> bool:
-        return triple not in self.removed and self.adjacency.has_link(*triple)
+        return self.reference.has(triple)
 
     def objects(self, subject: str, predicate: str) -> list[str]:
-        si, pid = self.adjacency.id(subject), self.adjacency.pindex.get(predicate)
-        if si is None or pid is None:
-            return []
-        found = [self.adjacency.entities[n] for n in self.adjacency.follow(si, pid + 1).tolist()]
-        return sorted(o for o in found if (subject, predicate, o) not in self.removed)
+        return self.reference.objects(subject, predicate)
 
     def load_types(self, entities) -> None:
         wanted = sorted(set(entities) - set(self._types))

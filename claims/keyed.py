@@ -8,19 +8,24 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from functools import lru_cache
+
+
+@lru_cache(maxsize=256)
+def _key(purpose: str, seed: int) -> bytes:
+    """One stream's HMAC key: computed once, not once a choice (a claims set makes several choices a claim)."""
+    return hashlib.sha256(f"factforge/claims/{purpose}\n{int(seed)}".encode()).digest()
 
 
 def keyed_index(seed: int, purpose: str, subject: str, predicate: str, n: int) -> int:
     """An index below ``n``, from the seed, the purpose (one stream per choice) and (subject, predicate)."""
     if n <= 1:
         return 0
-    key = hashlib.sha256(f"factforge/claims/{purpose}\n{int(seed)}".encode()).digest()
-    digest = hmac.new(key, f"{subject}\n{predicate}".encode("utf-8"), hashlib.sha256).digest()
+    digest = hmac.digest(_key(purpose, int(seed)), f"{subject}\n{predicate}".encode("utf-8"), "sha256")
     return int.from_bytes(digest[:8], "big") % n
 
 
 def keyed_rank(seed: int, purpose: str, triple: tuple[str, str, str]) -> bytes:
     """A fact's place in a seeded order for ``purpose``: picking the first m of each label's claims
     by it picks the same number of each label, whatever the facts."""
-    key = hashlib.sha256(f"factforge/claims/{purpose}\n{int(seed)}".encode()).digest()
-    return hmac.new(key, "\n".join(triple).encode("utf-8"), hashlib.sha256).digest()
+    return hmac.digest(_key(purpose, int(seed)), "\n".join(triple).encode("utf-8"), "sha256")

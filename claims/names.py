@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -50,6 +51,7 @@ class Names:
         return main, source
 
 
+@lru_cache(maxsize=1 << 16)  # a claims set says each entity once a language and claim
 def local_name(value: str) -> str:
     """``http://dbpedia.org/resource/New_Haven,_Connecticut`` -> ``New Haven, Connecticut``."""
     cut = max(value.rfind("/"), value.rfind("#"))
@@ -117,6 +119,12 @@ def predicate_label(names: Names, predicate: str, lang: str) -> str:
     name, source = names.name(predicate, lang)
     if source != LOCAL:
         return name
+    return _words(name)
+
+
+@lru_cache(maxsize=1024)
+def _words(name: str) -> str:
+    """A camel-case local name in lower-case words: ``birthPlace`` -> ``birth place``."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
 
 

@@ -29,5 +29,23 @@ def record(number: int, text: str, lang: str, label: str, evidence_sets, lines: 
             "evidence": evidence, "evidence_triples": triples}
 
 
+def answers_json(header: dict, answers: dict[str, dict]) -> bytes:
+    """``answers.json``: one JSON object, the header's keys and ``answers`` in key order, one claim's
+    answer a line (in claim order). Each line is one call of the C encoder: an indented dump of the
+    whole object goes through ``json``'s pure-Python encoder, which on a large set was most of the
+    claims step."""
+    def dumps(value) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    def entry(key, value) -> str:
+        if key != "answers":
+            return f"{dumps(key)}: {dumps(value)}"
+        lines = ",\n".join(f"{dumps(number)}: {dumps(answer)}" for number, answer in value.items())
+        return f'"answers": {{\n{lines}\n}}' if lines else '"answers": {}'
+
+    data = {**header, "answers": answers}
+    return ("{" + ",\n".join(entry(key, data[key]) for key in sorted(data)) + "}\n").encode("utf-8")
+
+
 def jsonl(records) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False, separators=(", ", ": ")) + "\n" for r in records).encode("utf-8")

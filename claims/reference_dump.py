@@ -13,10 +13,9 @@ from factforge.generators.reference_kb import ReferenceKB
 DUMP = "reference.sorted.nt"
 
 
-def write_dump(store, removed, path: Path, wanted) -> tuple[int, dict]:
+def write_dump(reference: ReferenceKB, path: Path, wanted) -> tuple[int, dict]:
     """Write R; return its size and the line number of every ``wanted`` triple found in it (a
     literal object, a date statement's, is held in its N-Triples form)."""
-    reference = ReferenceKB.of(store, removed)
     with open(path, "wb") as out:
         size = reference.write_ntriples(out)
     return size, reference.line_numbers(wanted)

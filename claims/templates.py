@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from factforge.sparql.terms import iri
@@ -54,7 +54,17 @@ class Template:
     negated: str
 
     def fill(self, *, negated: bool, **slots: str) -> str:
-        return _SLOT.sub(lambda m: slots[m.group(1)], self.negated if negated else self.text)
+        pieces = self._negated_pieces if negated else self._pieces
+        return "".join(slots[piece] if i % 2 else piece for i, piece in enumerate(pieces))
+
+    # a form split once at its slots (text, slot name, text, ...): filling is then a join, not a regex pass
+    @cached_property
+    def _pieces(self) -> list[str]:
+        return _SLOT.split(self.text)
+
+    @cached_property
+    def _negated_pieces(self) -> list[str]:
+        return _SLOT.split(self.negated)
 
 
 @dataclass(frozen=True)

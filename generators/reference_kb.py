@@ -94,6 +94,21 @@ class ReferenceKB:
         """(src, pred, dst) of every link in R, in the index's (src, pred, dst) order."""
         return self.index.src[self.keep], self.index.pred[self.keep], self.index.dst[self.keep]
 
+    def has(self, triple: Triple) -> bool:
+        """Does R hold this entity link?"""
+        link = self.index.link(*triple)
+        return link is not None and bool(self.keep[link])
+
+    def objects(self, subject: str, predicate: str) -> list[str]:
+        """The objects R gives ``subject`` by ``predicate`` (entity links), sorted."""
+        index = self.index
+        si, pi = index.id(subject), index.pindex.get(predicate)
+        if si is None or pi is None:
+            return []
+        lo, hi = index.out_run(si, pi)
+        found = index.dst[lo:hi][self.keep[lo:hi]]
+        return sorted(index.entities[n] for n in found.tolist())
+
     # --- as N-Triples -------------------------------------------------------------------------
     def write_ntriples(self, out: IO[bytes]) -> int:
         """Write R as N-Triples, one line a distinct triple, sorted (reproducible bytes); returns its size."""
@@ -144,9 +159,14 @@ def kept_links(index: Adjacency, triples: Iterable[Triple]) -> np.ndarray:
             codes.append((si * m + pi) * n + oi)
     if codes:
         # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
-        # predicates x 3 million entities.
-        link_codes = (index.src.astype(np.int64) * m + index.pred) * n + index.dst
-        keep &= ~np.isin(link_codes, np.array(codes, dtype=np.int64))
+        # predicates x 3 million entities. The links are sorted by (src, pred, dst), so their codes
+        # are too: each removed triple's links are found by binary search, not by a pass over all.
+        link_codes = index.out_codes if index.out_codes is not None else \
+            (index.src.astype(np.int64) * m + index.pred) * n + index.dst
+        codes = np.array(codes, dtype=np.int64)
+        lo, hi = np.searchsorted(link_codes, codes, "left"), np.searchsorted(link_codes, codes, "right")
+        for a, b in zip(lo.tolist(), hi.tolist()):
+            keep[a:b] = False
     return keep
 
 

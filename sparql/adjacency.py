@@ -117,6 +117,24 @@ class Adjacency:
         at = int(np.searchsorted(targets, targets.dtype.type(oi)))
         return at < targets.size and int(targets[at]) == oi
 
+    def link(self, s: str, p: str, o: str) -> int | None:
+        """The link s -p-> o's place in the out-link arrays (``src``, ``pred``, ``dst``), or None: no such
+        link. Of the whole index only (a partial one does not fetch what it lacks here)."""
+        si, oi, pi = self.id(s), self.id(o), self.pindex.get(p)
+        if si is None or oi is None or pi is None:
+            return None
+        lo, hi = self.out_run(si, pi)
+        targets = self.dst[lo:hi]  # sorted by node id
+        at = int(np.searchsorted(targets, targets.dtype.type(oi)))
+        return lo + at if at < targets.size and int(targets[at]) == oi else None
+
+    def out_run(self, node: int, pred: int) -> tuple[int, int]:
+        """Where the node's out-links by predicate id ``pred`` are in the out-link arrays: ``[lo, hi)``."""
+        start = int(self.out_ptr[node])
+        run = self.pred[start:self.out_ptr[node + 1]]
+        key = run.dtype.type(pred)
+        return start + int(np.searchsorted(run, key, "left")), start + int(np.searchsorted(run, key, "right"))
+
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
         """Every direct link between a and b, either way, as (subject, predicate, object)."""
         ai, bi = self.id(a), self.id(b)

@@ -24,6 +24,7 @@ from typing import IO, Iterable
 import numpy as np
 
 from .cache import StatsCache, write_npz
+from .scan import QuadTable, kb_table
 from .store import Store
 
 TEXT, INDEX = "kb.sorted.nt", "kb.sorted.npz"
@@ -113,25 +114,58 @@ def sorted_dump(store: Store) -> SortedDump:
 
 def _build(store: Store, folder: Path) -> bool:
     """Write the dump and its index into ``folder``; return whether the KB has blank nodes."""
+    table = kb_table(store)
+    if table is not None:
+        _write(folder, _table_lines(table))
+        return False  # a table is never made of a KB with blank nodes
     lines = {f"{s} {p} {o} .\n" for s, p, o in store.triples()}  # a triple in two graphs is one line
     ordered = sorted(lines)
     del lines
-    starts = np.zeros(len(ordered) + 1, dtype=np.int64)
-    crcs = np.zeros(len(ordered), dtype=np.uint32)
+    return _write(folder, (ordered[first:first + BATCH] for first in range(0, len(ordered), BATCH)))
+
+
+def _table_lines(table: QuadTable):
+    """The KB's distinct triples as sorted lines, in batches, from the load's quad table: sorted as
+    term ranks, not as strings. A line is ``S P O .``: no subject or predicate (an IRI) is a prefix of
+    another, and an object that is a prefix of another (``"a"`` of ``"a"@en``) is followed there by a
+    character above the space, so ordering by (rank of S, rank of P, rank of O), each term ranked in
+    code point order, is ordering the lines."""
+    terms = table.terms
+    rank = np.empty(len(terms), dtype=np.int64)
+    rank[sorted(range(len(terms)), key=terms.__getitem__)] = np.arange(len(terms))
+    s, p, o = rank[table.s], rank[table.p], rank[table.o]
+    order = np.lexsort((o, p, s))
+    s, p, o = s[order], p[order], o[order]
+    # a triple in two graphs is one line
+    first = np.ones(s.size, dtype=bool)
+    first[1:] = (s[1:] != s[:-1]) | (p[1:] != p[:-1]) | (o[1:] != o[:-1])
+    by_rank = np.empty(len(terms), dtype=np.int64)
+    by_rank[rank] = np.arange(len(terms))
+    s, p, o = by_rank[s[first]], by_rank[p[first]], by_rank[o[first]]
+    for start in range(0, s.size, BATCH):
+        rows = zip(s[start:start + BATCH].tolist(), p[start:start + BATCH].tolist(), o[start:start + BATCH].tolist())
+        yield [b"%s %s %s .\n" % (terms[a], terms[b], terms[c]) for a, b, c in rows]
+
+
+def _write(folder: Path, batches) -> bool:
+    """Write sorted lines (``str`` or UTF-8 ``bytes``, in batches) as the dump and its index into
+    ``folder``; return whether a line may hold a blank node."""
+    starts, crcs = [np.zeros(1, dtype=np.int64)], []
     blank = False
     with open(folder / TEXT, "wb") as out:
         size = 0
-        for first in range(0, len(ordered), BATCH):
-            chunk = [line.encode("utf-8") for line in ordered[first:first + BATCH]]
+        for batch in batches:
+            chunk = [line.encode("utf-8") for line in batch] if batch and isinstance(batch[0], str) else batch
             lengths = np.fromiter(map(len, chunk), dtype=np.int64, count=len(chunk))
-            starts[first + 1:first + 1 + len(chunk)] = size + np.cumsum(lengths)
-            crcs[first:first + len(chunk)] = np.fromiter(map(zlib.crc32, chunk), dtype=np.uint32, count=len(chunk))
+            starts.append(size + np.cumsum(lengths))
+            crcs.append(np.fromiter(map(zlib.crc32, chunk), dtype=np.uint32, count=len(chunk)))
             text = b"".join(chunk)
             # a literal holding " _:" counts too: the dump is then not shared, which is only slower
             blank = blank or text.startswith(b"_:") or b"\n_:" in text or b" _:" in text
             out.write(text)
             size += int(lengths.sum())
+    starts, crcs = np.concatenate(starts), np.concatenate(crcs) if crcs else np.zeros(0, dtype=np.uint32)
     order = np.argsort(crcs, kind="stable")
-    line_type = np.int32 if len(ordered) < 2 ** 31 else np.int64
+    line_type = np.int32 if crcs.size < 2 ** 31 else np.int64
     write_npz(folder / INDEX, starts=starts, crcs=crcs[order], crc_lines=order.astype(line_type))
     return blank

@@ -199,6 +199,22 @@ def test_same_seed_same_bytes_and_another_seed_another_set(store, tmp_path):
     assert (other / "claims.jsonl").read_bytes() != (first / "claims.jsonl").read_bytes()
 
 
+def test_answers_are_one_json_object_with_one_claim_a_line(store, tmp_path):
+    """answers.json stays one JSON object (readers parse it whole) but is written a claim a line, in
+    claim order, so that large sets go through the C encoder."""
+    out = make(store, tmp_path / "c", count=9, negation=1.0)
+    text = (out / "answers.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert list(data) == ["answers", "kb_fingerprint", "scenario", "seed", "software"]
+    assert data["kb_fingerprint"] == store.fingerprint() and data["seed"] == 0
+    ids = [str(c["id"]) for c in read(out)[1]]
+    assert list(data["answers"]) == ids and len(ids) == 9
+    lines = text.splitlines()
+    assert lines[0] == '{"answers": {' and len(lines) == len(ids) + 6
+    for number, line in zip(ids, lines[1:]):
+        assert json.loads("{" + line.rstrip(",") + "}") == {number: data["answers"][number]}
+
+
 def test_negated_claims_come_in_symmetric_sets(store, tmp_path):
     _, claims, answers = read(make(store, tmp_path / "c", count=9, negation=1.0))
     negated = Counter(c["label"] for c in claims if answers[str(c["id"])]["kind"] == "negation")

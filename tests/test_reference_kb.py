@@ -61,7 +61,7 @@ def test_writers_checkers_and_claims_see_the_same_r(factbench_awards, tmp_path):
     assert len(written) < store.triple_count() and len(pykeen) < index.size
 
     # the claims' dump of the same removals is the scenario's reference.nt, and so is R's definition
-    size, lines = write_dump(store, scenario.removed, tmp_path / "claims.nt", [])
+    size, lines = write_dump(ReferenceKB.of(store, scenario.removed), tmp_path / "claims.nt", [])
     assert (tmp_path / "claims.nt").read_bytes() == (folder / "reference.nt").read_bytes() \
         == sorted_lines(store, scenario.removed)
     assert size == len(written) == (folder / "reference.nt").read_bytes().count(b"\n")
@@ -130,3 +130,19 @@ def test_a_kb_with_blank_nodes_gets_the_labels_of_its_own_load(tmp_path):
         ReferenceKB.of(store, ()).write_ntriples(out)
         assert out.getvalue() == sorted_lines(store, ())
     assert not (StatsCache(first).root / TEXT).exists()
+
+
+def test_r_answers_has_and_objects_as_the_kb_links_minus_the_removed(small):
+    index = ReferenceKB.of(small).index
+    links = {(index.entities[s], index.predicates[p], index.entities[o])
+             for s, p, o in zip(index.src.tolist(), index.pred.tolist(), index.dst.tolist())}
+    removed = [(EX + "a", EX + "p", EX + "c"), (EX + "x", EX + "p", EX + "y"), (EX + "a", EX + "name", '"été"')]
+    reference = ReferenceKB(index, removed, store=small)
+    assert (EX + "a", EX + "p", EX + "c") in links and (EX + "a", EX + "q", EX + "b") in links
+    entities = sorted({e for s, _, o in links for e in (s, o)} | {EX + "x"})
+    for s in entities:
+        for p in index.predicates + [EX + "nothing"]:
+            for o in entities:
+                assert reference.has((s, p, o)) == ((s, p, o) in links and (s, p, o) not in removed), (s, p, o)
+            assert reference.objects(s, p) == sorted(o for o in entities if (s, p, o) in links
+                                                     and (s, p, o) not in removed)

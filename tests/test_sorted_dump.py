@@ -1,0 +1,73 @@
+"""The KB's sorted dump made from the load's quad table is the dump made by sorting the store's
+lines as strings: the same bytes and the same line index, including where one term is a prefix of
+another, for escaped and non-ASCII literals, and for a triple in two graphs."""
+from __future__ import annotations
+
+import numpy as np
+
+from factforge.sparql import sorted_dump
+from factforge.sparql.loading import load_files
+from factforge.sparql.scan import kb_table
+from factforge.sparql.store import open_store
+
+from test_reference_kb import sorted_lines
+
+EX = "http://example.org/"
+TRICKY = f"""<{EX}a> <{EX}p> <{EX}b> .
+<{EX}a> <{EX}p> <{EX}b/c> .
+<{EX}a/b> <{EX}p> <{EX}a> .
+<{EX}a> <{EX}pp> <{EX}a> .
+<{EX}a> <{EX}name> "a" .
+<{EX}a> <{EX}name> "a"@en .
+<{EX}a> <{EX}name> "a"@en-gb .
+<{EX}a> <{EX}name> "a"^^<{EX}type> .
+<{EX}a> <{EX}name> "a b" .
+<{EX}a> <{EX}name> "A \\"quoted\\" \\\\ back" .
+<{EX}a> <{EX}name> "tab\\there" .
+<{EX}a> <{EX}name> "\u00e9t\u00e9 \u5317\u4eac \U0001F600" .
+<{EX}a> <{EX}name> "\\u00e9t\\u00e9" .
+<{EX}a> <{EX}born> "1990-01-02"^^<http://www.w3.org/2001/XMLSchema#date> .
+<{EX}a> <{EX}count> "007"^^<http://www.w3.org/2001/XMLSchema#integer> .
+<{EX}z> <{EX}p> <{EX}a> .
+"""
+IN_A_GRAPH = f"""<{EX}a> <{EX}p> <{EX}b> <{EX}g> .
+<{EX}b> <{EX}p> <{EX}a> <{EX}g> .
+"""
+
+
+def built(store, folder):
+    folder.mkdir()
+    sorted_dump._build(store, folder)
+    with np.load(folder / sorted_dump.INDEX) as index:
+        return (folder / sorted_dump.TEXT).read_bytes(), {k: index[k] for k in ("starts", "crcs", "crc_lines")}
+
+
+def by_strings(store, folder):
+    """The dump and index written from the store's lines sorted as strings (the definition)."""
+    folder.mkdir()
+    lines = sorted({f"{s} {p} {o} .\n" for s, p, o in store.triples()})
+    sorted_dump._write(folder, [lines])
+    with np.load(folder / sorted_dump.INDEX) as index:
+        return (folder / sorted_dump.TEXT).read_bytes(), {k: index[k] for k in ("starts", "crcs", "crc_lines")}
+
+
+def assert_same(one, two):
+    assert one[0] == two[0]
+    assert all(np.array_equal(one[1][k], two[1][k]) for k in ("starts", "crcs", "crc_lines"))
+
+
+def test_the_dump_from_the_quad_table_is_the_store_sorted_as_strings(tmp_path):
+    (tmp_path / "kb.nt").write_text(TRICKY, encoding="utf-8")
+    (tmp_path / "g.nq").write_text(IN_A_GRAPH, encoding="utf-8")
+    store = open_store(tmp_path / "store")
+    load_files(store, [tmp_path / "kb.nt", tmp_path / "g.nq"], progress=False)
+    assert kb_table(store) is not None  # the table is what this test is about
+    table_made = built(store, tmp_path / "table")
+    assert_same(table_made, by_strings(store, tmp_path / "strings"))
+    assert table_made[0] == sorted_lines(store, ())
+    assert table_made[0].count(f"<{EX}a> <{EX}p> <{EX}b> .\n".encode()) == 1  # in two graphs, one line
+
+
+def test_the_dump_of_dbpedia50_from_the_quad_table_is_the_store_sorted_as_strings(dbpedia_store, tmp_path):
+    assert kb_table(dbpedia_store) is not None
+    assert_same(built(dbpedia_store, tmp_path / "table"), by_strings(dbpedia_store, tmp_path / "strings"))
