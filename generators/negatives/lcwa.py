@@ -39,7 +39,7 @@ from factforge.sparql.scan import unique
 from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
+from .base import NegativeContext, NegativeSampler, ObjectBalance, any_acceptable, fallback_section, round_robin
 
 EXTRA_BATCH = 500
 RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
@@ -121,7 +121,7 @@ class LocalClosedWorld(NegativeSampler):
     def productive(self, context: NegativeContext, sources: list[Fact], sides=("object", "subject")) -> list[bool]:
         """Which of ``sources`` would give at least one LCWA false fact (type-consistent and
         acceptable in ``context``), without taking any."""
-        return [any(context.acceptable(neg.fact) for neg in c) for c in self._typed(context, sources, sides)]
+        return [any_acceptable(context, c) for c in self._typed(context, sources, sides)]
 
     def candidates(self, context: NegativeContext, sources: list[Fact]) -> list[Negative]:
         """What ``round_robin`` draws from: the type-consistent candidates that ``acceptable`` takes,
@@ -203,6 +203,17 @@ class SourceCandidates(Sequence):
         entity = index.entities[int(nodes[j])]
         fact = Fact(source.s, p, entity) if side == "object" else Fact(entity, p, source.o)
         return Negative(fact, self.kind, source, {"side": side, "via": index.predicates[int(preds[j])]})
+
+    def ids(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The subject and object index ids of the candidates at ``at``, none of them made."""
+        at = np.asarray(at, dtype=np.int64)
+        source = self.source
+        s_node, o_node = self.context.kb.node(source.s), self.context.kb.node(source.o)
+        objects, subjects = self.sides[0][0], self.sides[1][0]
+        on_object = at < self.split
+        s = np.where(on_object, s_node, subjects[np.where(on_object, 0, at - self.split)] if subjects.size else -1)
+        o = np.where(on_object, objects[np.where(on_object, at, 0)] if objects.size else -1, o_node)
+        return s.astype(np.int64), o.astype(np.int64)
 
     def ranks(self) -> np.ndarray:
         """``type_rank`` of each candidate, without making them: 1 for a typed stand-in of an
