@@ -40,6 +40,7 @@ from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, any_acceptable, fallback_section, round_robin
+from .nearness import runs
 
 EXTRA_BATCH = 500
 RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
@@ -155,22 +156,32 @@ class LocalClosedWorld(NegativeSampler):
                     nodes, preds = _links(index.inbound, oi, p)
                     keep = kb.subjects_mask[nodes]
                     ins[oi] = nodes[keep], preds[keep]
-        subjects = [index.entities[i] for i in unique(np.concatenate([nodes for nodes, _ in ins.values()]
-                                                                     or [np.zeros(0, np.int32)])).tolist()]
+        subjects = unique(np.concatenate([nodes for nodes, _ in ins.values()] or [np.zeros(0, np.int32)]))
+        their_objects = np.zeros(0, np.int64)
+        if p is not None and subjects.size:  # every subject's objects of p, gathered at once
+            their_objects = unique(index.dst[runs(*index.follow_many(subjects, np.full(subjects.size, p + 1)))[0]])
         context.types.load_types({index.entities[i] for nodes, _ in filter(None, outs) for i in nodes.tolist()}
-                                 | {x for f in sources for x in (f.s, f.o)} | set(subjects)
-                                 | {o for s in subjects for o in kb.objects_of(s)})
+                                 | {x for f in sources for x in (f.s, f.o)}
+                                 | {index.entities[i] for i in np.concatenate([subjects, their_objects]).tolist()})
         side_of: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # subject side, shared by sources alike
+        # Each node's verdict by what it depends on besides the node: the true entity's types (and,
+        # on the subject side, the object's), so that sources alike judge a shared neighbour once.
+        verdicts: dict[tuple, dict[int, tuple[bool, bool]]] = {}
+        types, depth = context.types.types, context.types.depth
         typed = []
         for source, out in zip(sources, outs):
             object_side = _EMPTY
             if out is not None:
-                object_side = _keep(context, out, lambda o: _object_ok(context, source.o, o))
+                verdict = verdicts.setdefault(("object", types(source.o), depth(source.o)), {})
+                object_side = _keep(context, out, lambda o: _object_ok(context, source.o, o), verdict)
             subject_side, oi = _EMPTY, index.id(source.o)
             if oi in ins:
-                key = (oi, context.types.types(source.s), context.types.depth(source.s))
+                key = (oi, types(source.s), depth(source.s))
                 if key not in side_of:
-                    side_of[key] = _keep(context, ins[oi], lambda s: _subject_ok(context, source.s, s, source.o))
+                    verdict = verdicts.setdefault(("subject", types(source.s), depth(source.s), types(source.o),
+                                                   kb.used_on(source.o, "object")), {})
+                    side_of[key] = _keep(context, ins[oi], lambda s: _subject_ok(context, source.s, s, source.o),
+                                         verdict)
                 subject_side = side_of[key]
             typed.append(SourceCandidates(self.name, context, source, object_side, subject_side))
         return typed
@@ -235,11 +246,12 @@ def _links(view, node: int | None, p: int | None) -> tuple[np.ndarray, np.ndarra
     return nodes[keep], preds[keep]
 
 
-def _keep(context: NegativeContext, links: tuple[np.ndarray, np.ndarray], fits):
-    """The links whose entity ``fits``, with whether that entity is typed (for ``type_rank``)."""
+def _keep(context: NegativeContext, links: tuple[np.ndarray, np.ndarray], fits,
+          verdict: dict[int, tuple[bool, bool]]):
+    """The links whose entity ``fits``, with whether that entity is typed (for ``type_rank``);
+    ``verdict``: both by node, filled in here, shared by the calls whose ``fits`` agree."""
     nodes, preds = links
     entities, types = context.kb.adjacency.entities, context.types
-    verdict: dict[int, tuple[bool, bool]] = {}
     for node in nodes.tolist():
         if node not in verdict:
             entity = entities[node]
