@@ -494,42 +494,12 @@ def _hub_kb(people: int, elsewhere: int = 1) -> str:
     return "\n".join(lines)
 
 
-def test_lcwa_builds_only_the_candidates_it_draws(tmp_path, monkeypatch):
-    """A hub object's in-links are LCWA's subject-side candidates: the sampler may not make one
-    false fact object per in-link (at 10M, 131 million of them for 10,000 sources) to draw a few."""
-    from factforge.generators.negatives import base, lcwa as lcwa_module
+def _hub_context(tmp_path, monkeypatch, kb: str) -> tuple[NegativeContext, Counter]:
+    """An LCWA context on ``kb``, with a counter of the Negatives LCWA makes (``made``)."""
+    from factforge.generators.negatives import lcwa as lcwa_module
 
-    people = 3000
-    store = store_from_text(tmp_path, "hub.ttl", _hub_kb(people))
+    store = store_from_text(tmp_path, "hub.ttl", kb)
     spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
-    context = NegativeContext.build(store, spec, adjacency(store), set(profiles.predicate_facts(store, BORN)))
-    made = Counter()
-
-    class CountedNegative(lcwa_module.Negative):
-        def __init__(self, *args, **kwargs):
-            made["negatives"] += 1
-            super().__init__(*args, **kwargs)
-
-    monkeypatch.setattr(lcwa_module, "Negative", CountedNegative)
-    source = Fact(EX + "ann", BORN, EX + "hub")
-    lcwa = sampler("lcwa")
-    assert lcwa.productive(context, [source]) == [True]
-    drawn = lcwa.sample(context, [source], 3, stream(0, "test"))
-    assert len(drawn) == 3 and all(n.fact.o == EX + "hub" and n.detail["side"] == "subject" for n in drawn)
-    assert made["negatives"] <= 3 * base.SCREEN_AHEAD < people  # what is drawn and screened, not the in-degree
-
-
-def test_lcwa_screens_a_hubs_refused_candidates_without_making_them(tmp_path, monkeypatch):
-    """Near a hub most candidates are refused: here the hub's residents were nearly all born there,
-    so p(resident, born, hub) is in the KB. Refused one by one, each was made and checked by
-    ``acceptable`` (a hundred per false fact drawn; 20,000 facts at 1M did not finish in 500 s);
-    the id screens refuse them by the window, and only what they let through is made and checked."""
-    from factforge.generators.negatives import base, lcwa as lcwa_module
-
-    people, rare = 3000, 100
-    store = store_from_text(tmp_path, "hub.ttl", _hub_kb(people, elsewhere=rare))
-    spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
-    context = NegativeContext.build(store, spec, adjacency(store), set(profiles.predicate_facts(store, BORN)))
     counts = Counter()
 
     class CountedNegative(lcwa_module.Negative):
@@ -537,13 +507,40 @@ def test_lcwa_screens_a_hubs_refused_candidates_without_making_them(tmp_path, mo
             counts["made"] += 1
             super().__init__(*args, **kwargs)
 
+    monkeypatch.setattr(lcwa_module, "Negative", CountedNegative)
+    return NegativeContext.build(store, spec, adjacency(store), set(profiles.predicate_facts(store, BORN))), counts
+
+
+def test_lcwa_builds_only_the_candidates_it_draws(tmp_path, monkeypatch):
+    """A hub object's in-links are LCWA's subject-side candidates: the sampler may not make one
+    false fact object per in-link (at 10M, 131 million of them for 10,000 sources) to draw a few."""
+    from factforge.generators.negatives import base
+
+    people = 3000
+    context, made = _hub_context(tmp_path, monkeypatch, _hub_kb(people))
+    source = Fact(EX + "ann", BORN, EX + "hub")
+    lcwa = sampler("lcwa")
+    assert lcwa.productive(context, [source]) == [True]
+    drawn = lcwa.sample(context, [source], 3, stream(0, "test"))
+    assert len(drawn) == 3 and all(n.fact.o == EX + "hub" and n.detail["side"] == "subject" for n in drawn)
+    assert made["made"] <= 3 * base.SCREEN_AHEAD < people  # what is drawn and screened, not the in-degree
+
+
+def test_lcwa_screens_a_hubs_refused_candidates_without_making_them(tmp_path, monkeypatch):
+    """Near a hub most candidates are refused: here the hub's residents were nearly all born there,
+    so p(resident, born, hub) is in the KB. Refused one by one, each was made and checked by
+    ``acceptable`` (a hundred per false fact drawn; 20,000 facts at 1M did not finish in 500 s);
+    the id screens refuse them by the window, and only what they let through is made and checked."""
+    from factforge.generators.negatives import base
+
+    people, rare = 3000, 100
+    context, counts = _hub_context(tmp_path, monkeypatch, _hub_kb(people, elsewhere=rare))
     checked = context.acceptable
 
     def acceptable(fact, **kwargs):
         counts["checked"] += 1
         return checked(fact, **kwargs)
 
-    monkeypatch.setattr(lcwa_module, "Negative", CountedNegative)
     monkeypatch.setattr(context, "acceptable", acceptable)
     source, wanted = Fact(EX + "ann", BORN, EX + "hub"), 3
     lcwa = sampler("lcwa")
