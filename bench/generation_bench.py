@@ -1,6 +1,11 @@
 """Time to generate a 300-fact scenario with random-walk negatives (t = 3, c = 0) on a large KB.
 
     python bench/generation_bench.py bench/out/syn-10M.nt [--store bench/out/store-10M] [--runs 5]
+    python bench/generation_bench.py bench/out/syn-10M.nt --scale 20000 [--kinds lcwa,random_walk,random]
+
+With ``--scale N``, one N-fact scenario per kind instead (c = 0 for LCWA and random walk, c = 1
+for re-pairing), each in a process of its own after a warm-up scenario, so that its peak memory
+is its own: wall and CPU seconds and peak resident memory per kind.
 
 The store is loaded once and kept (a second run reuses it). "Cold" is the first scenario after
 the statistics cache is emptied (profiles, fact popularity, adjacency index all rebuilt); "warm"
@@ -10,7 +15,10 @@ Markdown; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import subprocess
 import shutil
 import statistics
 import sys
@@ -42,6 +50,37 @@ def entity_predicate(profile_list) -> str:
     return next(p["predicate"] for p in profile_list if not p["schema"] and p["object_types"])
 
 
+def scale_spec(predicate: str, kind: str, size: int) -> dict:
+    if kind == "random":
+        return dict(predicate=predicate, size=size, transparency=1.0)
+    return dict(predicate=predicate, size=size, transparency=0.0, ambiguous=kind, max_path_length=3)
+
+
+def one_scale_run(store, predicate: str, kind: str, size: int) -> dict:
+    """One ``--scale`` scenario in this process, after a 2-fact one that reads the caches."""
+    generate(store, ScenarioSpec(**scale_spec(predicate, kind, 2), seed=0))
+    started, started_cpu = time.perf_counter(), time.process_time()
+    scenario = generate(store, ScenarioSpec(**scale_spec(predicate, kind, size), seed=0))
+    return {"kind": kind, "seconds": time.perf_counter() - started, "cpu": time.process_time() - started_cpu,
+            "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,  # KiB on Linux
+            "facts": len(scenario.test), "timings": scenario.timings}
+
+
+def scale_table(args, store, predicate: str) -> None:
+    rows = []
+    for kind in args.kinds.split(","):
+        command = [sys.executable, __file__, str(args.kb), "--store", str(args.store or HERE / "out" / f"store-{args.kb.stem}"),
+                   "--predicate", predicate, "--scale", str(args.scale), "--one", kind]
+        rows.append(json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# {args.scale:,}-fact scenarios on {args.kb.name} ({store.triple_count():,} triples), predicate {predicate}\n")
+    print("| kind | facts | seconds | CPU seconds | peak memory (GB) | of which false facts (s) |\n|---|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row['kind']} | {row['facts']:,} | {row['seconds']:.1f} | {row['cpu']:.1f} | {row['peak_gb']:.2f} | "
+              f"{row['timings'].get('false facts', float('nan')):.1f} |")
+    print(f"\nload average (1 min) at the end: {load:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kb", type=Path)
@@ -50,8 +89,18 @@ def main() -> None:
     parser.add_argument("--predicate", help="default: the most frequent non-schema predicate with entity objects")
     parser.add_argument("--keep-cache", action="store_true",
                         help="keep the statistics cache of an earlier run (the 'cold' rows are then warm)")
+    parser.add_argument("--scale", type=int, help="one scenario of this many facts per kind instead (see above)")
+    parser.add_argument("--kinds", default="lcwa,random_walk,random", help="with --scale: the kinds, comma-separated")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # with --scale: the run of one kind, as JSON
     args = parser.parse_args()
     store = loaded_store(args.kb, args.store)
+    if args.scale:
+        predicate = args.predicate or entity_predicate(profiles.predicate_profiles(store))
+        if args.one:
+            print(json.dumps(one_scale_run(store, predicate, args.one, args.scale)))
+        else:
+            scale_table(args, store, predicate)
+        return
     if not args.keep_cache:
         shutil.rmtree(store.cache_dir(), ignore_errors=True)
 

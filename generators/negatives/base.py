@@ -73,6 +73,20 @@ class NegativeContext:
             return True
         return not self.kb.in_kb(fact) and not self.near.next_to_known_object(fact)
 
+    def refuses(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Which of the candidate false facts p(s[i], o[i]), given by index ids, ``acceptable``
+        refuses for what the ids tell: s = o, an entity the split must avoid, in the KB, next to a
+        known object. Near a hub most candidates go this way, a window of them in a few array
+        operations and none made; one not refused here still goes through ``acceptable`` (the
+        ledger knows the facts it has used by name)."""
+        refused = (s == o) | self.kb.in_kb_nodes(s, o)
+        avoided = self.ledger.avoided(self.kb.adjacency)
+        refused |= avoided[s] | avoided[o]
+        rest = np.flatnonzero(~refused)
+        if rest.size:  # nearness last, as in acceptable: only for what the cheap checks let through
+            refused[rest] = self.near.near_nodes(s[rest], o[rest])
+        return refused
+
     def post_filter(self, fact: Fact, *, dated: bool = False) -> bool:
         """The checks of ``acceptable`` that a kind's candidate query leaves to Python: the
         scenario's ledger and nearness (s != o and not in the KB are the query's)."""
@@ -187,15 +201,25 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     drawn or screened are made.
     """
     queues = [DrawOrder(c, rng, rank) for c in candidates]
+    # the subject each source is counted by: made once, not on every sort of every round
+    subjects = [c[0].fact.s if len(c) else None for c in candidates]
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
     while len(chosen) < n and order:
-        order.sort(key=lambda i: context.ledger.subject_uses[candidates[i][0].fact.s] if len(candidates[i]) else 0)
+        order.sort(key=lambda i: context.ledger.subject_uses[subjects[i]] if subjects[i] is not None else 0)
         still = []
         for i in order:
             queue, c = queues[i], candidates[i]
+            by_ids = not dated and hasattr(c, "ids")
             while queue.left():
-                if not dated and not context.near.screened(c[queue.next()].fact):
+                if by_ids:  # skip what the id screens refuse, a window at a time
+                    window = queue.ahead(SCREEN_AHEAD)
+                    refused = context.refuses(*c.ids(window))
+                    if refused.all():
+                        queue.skip(len(window))
+                        continue
+                    queue.skip(int(np.argmin(refused)))
+                elif not dated and not context.near.screened(c[queue.next()].fact):
                     context.near.screen(c[j].fact for j in queue.ahead(SCREEN_AHEAD))
                 negative = c[queue.pop()]
                 if context.acceptable(negative.fact, dated=dated):
@@ -208,6 +232,18 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
                 break
         order = still
     return chosen
+
+
+def any_acceptable(context: NegativeContext, candidates: Sequence[Negative]) -> bool:
+    """Does ``acceptable`` take one of ``candidates``? Candidates that know their ids (``ids()``,
+    as LCWA's) are screened by id a window at a time, and only those the screens let through are made."""
+    if not hasattr(candidates, "ids"):
+        return any(context.acceptable(c.fact) for c in candidates)
+    for start in range(0, len(candidates), SCREEN_AHEAD):
+        window = np.arange(start, min(start + SCREEN_AHEAD, len(candidates)))
+        if any(context.acceptable(candidates[j].fact) for j in window[~context.refuses(*candidates.ids(window))].tolist()):
+            return True
+    return False
 
 
 class DrawOrder:
@@ -255,17 +291,12 @@ class DrawOrder:
         self.head += 1
         return taken
 
+    def skip(self, k: int) -> None:
+        self.head += k
+
 
 def _ranks(candidates: Sequence[Negative], rank: Callable[[Negative], int]) -> np.ndarray:
     if hasattr(candidates, "ranks"):
         return candidates.ranks()
     return np.fromiter((rank(c) for c in candidates), dtype=np.int64, count=len(candidates))
 
-
-def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
-    """Which ``values`` occur in ``sorted_values`` (binary search: cheap when the list is a hub's)."""
-    if sorted_values.size == 0:
-        return np.zeros(values.shape, dtype=bool)
-    at = np.searchsorted(sorted_values, values.astype(sorted_values.dtype, copy=False))
-    at[at >= sorted_values.size] = 0
-    return sorted_values[at] == values

@@ -43,7 +43,8 @@ from factforge.sparql.scan import unique
 from factforge.sparql.terms import compact
 
 from ..facts import Fact, Negative
-from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
+from .base import NegativeContext, NegativeSampler, ObjectBalance, any_acceptable, fallback_section, round_robin
+from .nearness import runs
 
 EXTRA_BATCH = 500
 # True facts whose neighbours are read per false fact wanted, at most: where fewer than one in this
@@ -128,7 +129,7 @@ class LocalClosedWorld(NegativeSampler):
     def productive(self, context: NegativeContext, sources: list[Fact], sides=("object", "subject")) -> list[bool]:
         """Which of ``sources`` would give at least one LCWA false fact (type-consistent and
         acceptable in ``context``), without taking any."""
-        return [any(context.acceptable(neg.fact) for neg in c) for c in self._typed(context, sources, sides)]
+        return [any_acceptable(context, c) for c in self._typed(context, sources, sides)]
 
     def candidates(self, context: NegativeContext, sources: list[Fact]) -> list[Negative]:
         """What ``round_robin`` draws from: the type-consistent candidates that ``acceptable`` takes,
@@ -162,22 +163,32 @@ class LocalClosedWorld(NegativeSampler):
                     nodes, preds = _links(index.inbound, oi, p)
                     keep = kb.subjects_mask[nodes]
                     ins[oi] = nodes[keep], preds[keep]
-        subjects = [index.entities[i] for i in unique(np.concatenate([nodes for nodes, _ in ins.values()]
-                                                                     or [np.zeros(0, np.int32)])).tolist()]
+        subjects = unique(np.concatenate([nodes for nodes, _ in ins.values()] or [np.zeros(0, np.int32)]))
+        their_objects = np.zeros(0, np.int64)
+        if p is not None and subjects.size:  # every subject's objects of p, gathered at once
+            their_objects = unique(index.dst[runs(*index.follow_many(subjects, np.full(subjects.size, p + 1)))[0]])
         context.types.load_types({index.entities[i] for nodes, _ in filter(None, outs) for i in nodes.tolist()}
-                                 | {x for f in sources for x in (f.s, f.o)} | set(subjects)
-                                 | {o for s in subjects for o in kb.objects_of(s)})
+                                 | {x for f in sources for x in (f.s, f.o)}
+                                 | {index.entities[i] for i in np.concatenate([subjects, their_objects]).tolist()})
         side_of: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # subject side, shared by sources alike
+        # Each node's verdict by what it depends on besides the node: the true entity's types (and,
+        # on the subject side, the object's), so that sources alike judge a shared neighbour once.
+        verdicts: dict[tuple, dict[int, tuple[bool, bool]]] = {}
+        types, depth = context.types.types, context.types.depth
         typed = []
         for source, out in zip(sources, outs):
             object_side = _EMPTY
             if out is not None:
-                object_side = _keep(context, out, lambda o: _object_ok(context, source.o, o))
+                verdict = verdicts.setdefault(("object", types(source.o), depth(source.o)), {})
+                object_side = _keep(context, out, lambda o: _object_ok(context, source.o, o), verdict)
             subject_side, oi = _EMPTY, index.id(source.o)
             if oi in ins:
-                key = (oi, context.types.types(source.s), context.types.depth(source.s))
+                key = (oi, types(source.s), depth(source.s))
                 if key not in side_of:
-                    side_of[key] = _keep(context, ins[oi], lambda s: _subject_ok(context, source.s, s, source.o))
+                    verdict = verdicts.setdefault(("subject", types(source.s), depth(source.s), types(source.o),
+                                                   kb.used_on(source.o, "object")), {})
+                    side_of[key] = _keep(context, ins[oi], lambda s: _subject_ok(context, source.s, s, source.o),
+                                         verdict)
                 subject_side = side_of[key]
             typed.append(SourceCandidates(self.name, context, source, object_side, subject_side))
         return typed
@@ -211,6 +222,17 @@ class SourceCandidates(Sequence):
         fact = Fact(source.s, p, entity) if side == "object" else Fact(entity, p, source.o)
         return Negative(fact, self.kind, source, {"side": side, "via": index.predicates[int(preds[j])]})
 
+    def ids(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The subject and object index ids of the candidates at ``at``, none of them made."""
+        at = np.asarray(at, dtype=np.int64)
+        source = self.source
+        s_node, o_node = self.context.kb.node(source.s), self.context.kb.node(source.o)
+        objects, subjects = self.sides[0][0], self.sides[1][0]
+        on_object = at < self.split
+        s = np.where(on_object, s_node, subjects[np.where(on_object, 0, at - self.split)] if subjects.size else -1)
+        o = np.where(on_object, objects[np.where(on_object, at, 0)] if objects.size else -1, o_node)
+        return s.astype(np.int64), o.astype(np.int64)
+
     def ranks(self) -> np.ndarray:
         """``type_rank`` of each candidate, without making them: 1 for a typed stand-in of an
         untyped original."""
@@ -231,11 +253,12 @@ def _links(view, node: int | None, p: int | None) -> tuple[np.ndarray, np.ndarra
     return nodes[keep], preds[keep]
 
 
-def _keep(context: NegativeContext, links: tuple[np.ndarray, np.ndarray], fits):
-    """The links whose entity ``fits``, with whether that entity is typed (for ``type_rank``)."""
+def _keep(context: NegativeContext, links: tuple[np.ndarray, np.ndarray], fits,
+          verdict: dict[int, tuple[bool, bool]]):
+    """The links whose entity ``fits``, with whether that entity is typed (for ``type_rank``);
+    ``verdict``: both by node, filled in here, shared by the calls whose ``fits`` agree."""
     nodes, preds = links
     entities, types = context.kb.adjacency.entities, context.types
-    verdict: dict[int, tuple[bool, bool]] = {}
     for node in nodes.tolist():
         if node not in verdict:
             entity = entities[node]

@@ -4,6 +4,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from factforge.sparql.adjacency import Adjacency
+
 from ..facts import Fact, Negative
 
 
@@ -19,6 +23,7 @@ class Ledger:
     source_uses: Counter = field(default_factory=Counter)
     split_made: list[Negative] = field(default_factory=list)  # false facts of the split being made, so far
     split_false: int | None = None  # false facts the split being made will hold in all
+    _avoided: tuple | None = None  # (forbidden, its size, the mask avoided() made of it)
 
     def start_split(self, n: int) -> list[Negative]:
         """A new split of ``n`` false facts: the list its makers add to (``ObjectBalance`` reads it)."""
@@ -31,6 +36,17 @@ class Ledger:
         if fact.s == fact.o or ((*fact.triple, fact.start, fact.end) if dated else fact.triple) in self.used:
             return False
         return not ({fact.s, fact.o} & self.forbidden or {fact.s, fact.o} & self.never)
+
+    def avoided(self, index) -> np.ndarray:
+        """By index id: an entity ``allows`` refuses (the split must avoid it, or a statement
+        node). Made again when ``forbidden`` is another set or has grown."""
+        if self._avoided is None or self._avoided[0] is not self.forbidden or self._avoided[1] != len(self.forbidden):
+            mask = np.zeros(len(index.entities), dtype=bool)
+            # the base lookup: a neighbourhood index would note an entity it lacks as one to fetch
+            ids = [Adjacency.id(index, e) for e in self.forbidden | self.never]
+            mask[[i for i in ids if i is not None]] = True
+            self._avoided = self.forbidden, len(self.forbidden), mask
+        return self._avoided[2]
 
     def take(self, negative: Negative) -> None:
         self.subject_uses[negative.fact.s] += 1

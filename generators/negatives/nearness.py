@@ -28,10 +28,14 @@ JUDGED = 3.0
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For CSR pointers ``ptr``: the positions of every node's run, and the row each came from."""
-    lo = ptr[nodes]
-    counts = ptr[nodes + 1] - lo
+    return runs(ptr[nodes], ptr[nodes + 1])
+
+
+def runs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of every run lo[i]:hi[i], one after the other, and the row each came from."""
+    counts = hi - lo
     starts = np.cumsum(counts) - counts
-    return np.arange(int(counts.sum())) - np.repeat(starts - lo, counts), np.repeat(np.arange(nodes.size), counts)
+    return np.arange(int(counts.sum())) - np.repeat(starts - lo, counts), np.repeat(np.arange(lo.size), counts)
 
 
 def _any_per_row(rows: np.ndarray, hit: np.ndarray, n_rows: int) -> np.ndarray:
@@ -48,13 +52,14 @@ def link_codes(index, granular: np.ndarray) -> np.ndarray:
 
 def adjacent(index, a: np.ndarray, b: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Per row: is there a link between a[i] and b[i], either way, among ``codes`` (``link_codes``)?"""
-    return _member(a * len(index.entities) + b, codes)
+    return sorted_member(a * len(index.entities) + b, codes)
 
 
-def _member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+def sorted_member(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Which ``values`` occur in ``sorted_values`` (binary search: cheap when the list is a hub's)."""
     if sorted_values.size == 0:
         return np.zeros(values.shape, dtype=bool)
-    at = np.searchsorted(sorted_values, values)
+    at = np.searchsorted(sorted_values, values.astype(sorted_values.dtype, copy=False))
     at[at >= sorted_values.size] = 0
     return sorted_values[at] == values
 
@@ -85,7 +90,7 @@ def _co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subje
     keep = granular[index.in_pred[at]]
     at, row = at[keep], row[keep]
     pred = index.in_pred[at].astype(np.int64)
-    hit = _member(index.in_code(other[row], pred, index.in_src[at]), codes)
+    hit = sorted_member(index.in_code(other[row], pred, index.in_src[at]), codes)
     row, pred = row[hit], pred[hit]
     if not row.size:
         return np.zeros(a.size, dtype=bool)

@@ -30,8 +30,9 @@ GRANULAR_OBJECTS = 2.0  # objects per subject, on average, up to which co-object
 @dataclass
 class NearnessMemo:
     kb: KBView
-    _near: dict[tuple[str, str], bool] = field(default_factory=dict)  # next_to_known_object, by (s, o)
-    _known: dict[str, np.ndarray] = field(default_factory=dict)
+    # next_to_known_object by s * |entities| + o (index ids): the screens of round_robin ask by id
+    # and never make the strings, the other samplers ask by fact; one memo serves both
+    _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
 
@@ -46,44 +47,60 @@ class NearnessMemo:
         """
         if fact.p != self.kb.predicate:
             return False
-        if fact.pair not in self._near:
-            self.screen([fact])
-        return self._near[fact.pair]
+        s, o = self.kb.node(fact.s), self.kb.node(fact.o)
+        if s < 0 or o < 0:  # an entity outside the index is linked to nothing
+            return False
+        near = self._near.get(s * len(self.kb.adjacency.entities) + o)
+        if near is None:
+            near = bool(self.near_nodes(np.array([s]), np.array([o]))[0])
+        return near
 
     def screen(self, facts) -> None:
         """Decide ``next_to_known_object`` for many candidate false facts at once (``nearness``):
         samplers refuse about a hundred candidates per false fact near a hub, and one array
         operation over all of them costs what a few single checks did."""
-        index, near_memo, predicate = self.kb.adjacency, self._near, self.kb.predicate
-        pairs: dict[tuple[str, str], None] = {}
-        for fact in facts:
-            if fact.p == predicate and fact.pair not in near_memo:
-                pairs[fact.pair] = None
-        if not pairs:
-            return
-        todo = list(pairs)
-        nodes = np.array([self.kb.node(o) for _, o in todo], dtype=np.int64)
-        known = [self._known_array(s) for s, _ in todo]
-        counts = np.array([k.size for k in known], dtype=np.int64)
-        counts[nodes < 0] = 0  # an object outside the index is linked to nothing
-        keep = counts > 0
-        rows_known = np.concatenate([k for k, kept in zip(known, keep.tolist()) if kept] or [np.zeros(0, np.int64)])
-        group = np.repeat(np.arange(len(todo)), counts)
-        near = nearness.near_known(index, nodes[group], rows_known, group, len(todo), self.granular,
-                                   self.granular_links, self.predicate_subjects, self.predicate_id)
-        near_memo.update(zip(todo, near.tolist()))
+        node, predicate = self.kb.node, self.kb.predicate
+        pairs = [(node(f.s), node(f.o)) for f in facts if f.p == predicate]
+        if pairs:
+            s, o = np.array(pairs, dtype=np.int64).T
+            self.near_nodes(s, o)
+
+    def near_nodes(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """``next_to_known_object`` of the facts p(s[i], o[i]) given by index ids (-1: not in the
+        index), decided in one array operation for those not in the memo yet."""
+        index = self.kb.adjacency
+        s, o = np.asarray(s, dtype=np.int64), np.asarray(o, dtype=np.int64)
+        codes = s * len(index.entities) + o
+        near, todo, memo = np.zeros(codes.size, dtype=bool), [], self._near
+        for i, (code, inside) in enumerate(zip(codes.tolist(), ((s >= 0) & (o >= 0)).tolist())):
+            if inside:
+                known = memo.get(code)
+                if known is None:
+                    todo.append(i)
+                else:
+                    near[i] = known
+        if not todo:
+            return near
+        todo_codes, first = np.unique(codes[todo], return_index=True)
+        todo = np.asarray(todo)[first]
+        pid = index.pindex.get(self.kb.predicate)
+        known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
+            at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
+            known = index.dst[at].astype(np.int64)
+        answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
+                                     self.granular_links, self.predicate_subjects, self.predicate_id)
+        memo.update(zip(todo_codes.tolist(), answer.tolist()))
+        near[todo] = answer
+        # a pair asked twice in one call was decided once, at its first place
+        near |= np.isin(codes, todo_codes[answer]) & (s >= 0) & (o >= 0)
+        return near
 
     def screened(self, fact: Fact) -> bool:
-        return fact.pair in self._near or fact.p != self.kb.predicate
-
-    def _known_array(self, subject: str) -> np.ndarray:
-        """The index ids of the subject's known objects, looked up once per subject."""
-        nodes = self._known.get(subject)
-        if nodes is None:
-            index = self.kb.adjacency
-            found = [n for n in (index.id(k) for k in self.kb.objects_of(subject)) if n is not None]
-            nodes = self._known[subject] = np.array(found, dtype=np.int64)
-        return nodes
+        if fact.p != self.kb.predicate:
+            return True
+        s, o = self.kb.node(fact.s), self.kb.node(fact.o)
+        return s < 0 or o < 0 or s * len(self.kb.adjacency.entities) + o in self._near
 
     def co_objects(self, a: int, b: int) -> bool:
         """Does some entity x link to both a and b through one predicate q (x q a, x q b), where q

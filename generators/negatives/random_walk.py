@@ -23,8 +23,8 @@ import numpy as np
 from factforge.sparql.scan import unique
 
 from ..facts import Fact, Negative
-from .base import (SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin,
-                   sorted_member)
+from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
+from .nearness import sorted_member
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
