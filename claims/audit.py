@@ -221,16 +221,18 @@ def _facts(claims: list[Claim], answers: dict) -> list[dict] | None:
 def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False, facts: list[dict] | None = None) -> dict:
     """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i).
 
-    With ``facts`` the folds are those of the scenario audit (``evaluation.scoring``): grouped by
-    subject, each fit without the claims made with its held-out ones (sharing an entity few claims
-    name). A subject's true and false facts are a SUPPORTS and a REFUTES claim (or two NOT ENOUGH INFO
-    ones, when the true fact left R): split over folds, each teaches the model its partner's subject
-    with the other label, and scores fall below chance or above it with nothing in the claims to learn.
-    Whether a subject's claims agree in label more than chance is ``_subject_agreement``'s question."""
+    With ``facts`` the folds are grouped by subject (``evaluation.folds``) and, as in the scenario audit
+    (``evaluation.scoring``), each is fit without the claims made with its held-out ones (sharing an
+    entity few claims name). A subject's true and false facts are a SUPPORTS and a REFUTES claim (or
+    two NOT ENOUGH INFO ones, when the true fact left R): split over folds, each teaches the model its
+    partner's subject with the other label, and scores fall below chance or above it with nothing in
+    the claims to learn. Whether a subject's claims agree in label more than chance is
+    ``_subject_agreement``'s question."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import SGDClassifier
-    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold, train_test_split
+    from sklearn.model_selection import StratifiedKFold, train_test_split
 
+    from factforge.evaluation.folds import group_split
     from factforge.evaluation.scoring import pairs_of
 
     counts = Counter(y.tolist())
@@ -267,8 +269,7 @@ def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False,
     if facts is None:
         split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
     else:
-        split = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed).split(
-            np.zeros(target.size), target, groups)
+        split = group_split(target, groups, folds, seed)
         partners = pairs_of(sample)
     for train, test in split:
         if facts is not None:
