@@ -1,7 +1,10 @@
 """Time of the claims audit (``factforge audit CLAIMS.jsonl``) on synthetic FEVER-style claims, printed
 as a markdown table (nothing is asserted).
 
-    python bench/claims_audit_bench.py [--claims 100000] [--languages en,de,fr] [--seed 0]
+    python bench/claims_audit_bench.py [--claims 100000] [--languages en,de,fr] [--seed 0] [--subjects]
+
+With ``--subjects`` each claim names its subject, as ours do, so the baselines' folds are grouped by
+subject (``evaluation.folds``); without it they are plain stratified folds.
 
 The claims are made from a few templates per language that every label shares, with random
 entity names, and dates in some templates, so the audit has n-grams, spans and dates to count. The
@@ -34,7 +37,7 @@ MONTHS = {"en": ["January", "March", "July", "October"], "de": ["Januar", "März
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 
 
-def synthetic_claims(n: int, languages: list[str], seed: int):
+def synthetic_claims(n: int, languages: list[str], seed: int, subjects: bool = False):
     rng = random.Random(seed)
     for i in range(n):
         lang = languages[i % len(languages)]
@@ -50,7 +53,8 @@ def synthetic_claims(n: int, languages: list[str], seed: int):
         text = rng.choice(TEMPLATES[lang]).format(s=subject, o=place, d=date, y=year)
         evidence = ([[[None, None, None, None]]] if label == "NOT ENOUGH INFO"
                     else [[[None, None, subject.replace(" ", "_"), rng.randrange(40)]]])
-        yield {"id": i, "claim": text, "label": label, "lang": lang, "evidence": evidence}
+        record = {"id": i, "claim": text, "label": label, "lang": lang, "evidence": evidence}
+        yield {**record, "subject": subject} if subjects else record
 
 
 def main() -> None:
@@ -58,6 +62,7 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=100_000)
     parser.add_argument("--languages", default="en,de,fr")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--subjects", action="store_true", help="claims name their subject: grouped folds")
     args = parser.parse_args()
 
     from factforge.claims.audit import audit_file
@@ -66,7 +71,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "claims.jsonl"
         with path.open("w", encoding="utf-8") as handle:
-            for record in synthetic_claims(args.claims, languages, args.seed):
+            for record in synthetic_claims(args.claims, languages, args.seed, args.subjects):
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         started, cpu = time.perf_counter(), time.process_time()
         report = audit_file(path, seed=args.seed)
