@@ -617,9 +617,9 @@ def _district_kb(towns: int, far: int) -> str:
 def test_repairing_screens_a_hubs_refused_objects_without_making_them(tmp_path, monkeypatch, kind):
     """Re-pairing (and random walk's fallback, which re-pairs within the set) tries a subject's
     objects most owed first until one is acceptable. Ann's are nearly all refused (towns of her
-    birthplace): checked one by one, each was made a fact and went through ``acceptable``, a few
-    hundred per false fact near a hub at 20,000 facts. The id screens refuse them by the window,
-    and only what they let through is made and checked."""
+    birthplace): checked one by one, each was made a fact and went through ``acceptable``, hundreds
+    per false fact on the synthetic 1M KB (docs/performance.md). The id screens refuse them by the
+    window, and only what they let through is made and checked."""
     from factforge.generators.negatives import base, random_pairing, random_walk
 
     towns, far = 400, 2
