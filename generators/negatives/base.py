@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Callable, Protocol
 
 import numpy as np
@@ -43,6 +44,7 @@ class ScenarioSpec(Protocol):
     factbench: tuple[str, ...]
 
 SCREEN_AHEAD = 32  # a source's next candidates checked together (most are refused near a hub)
+FIRST_WINDOW = 2  # objects of a subject's line screened together at first (see first_acceptable)
 
 
 @dataclass
@@ -244,6 +246,26 @@ def any_acceptable(context: NegativeContext, candidates: Sequence[Negative]) -> 
         if any(context.acceptable(candidates[j].fact) for j in window[~context.refuses(*candidates.ids(window))].tolist()):
             return True
     return False
+
+
+def first_acceptable(context: NegativeContext, subject: str, objects: Iterable[str]) -> Fact | None:
+    """The first p(subject, o) over ``objects``, in their order, that ``acceptable`` takes, or None.
+    Objects come in windows of ``FIRST_WINDOW`` growing to ``SCREEN_AHEAD`` (most subjects take one
+    of the first objects of a long line, a few near a hub refuse most of it), screened by id
+    (``refuses``); only those the screens let through become facts and go through ``acceptable``."""
+    objects, size, s = iter(objects), FIRST_WINDOW, context.kb.node(subject)
+    while window := list(islice(objects, size)):
+        size = min(2 * size, SCREEN_AHEAD)
+        o = np.fromiter((context.kb.node(x) for x in window), dtype=np.int64, count=len(window))
+        refused = np.zeros(len(window), dtype=bool)
+        inside = np.flatnonzero(o >= 0) if s >= 0 else o[:0]  # the screens know index ids only
+        if inside.size:
+            refused[inside] = context.refuses(np.full(inside.size, s, dtype=np.int64), o[inside])
+        for j in np.flatnonzero(~refused).tolist():
+            fact = Fact(subject, context.predicate, window[j])
+            if context.acceptable(fact):
+                return fact
+    return None
 
 
 class DrawOrder:

@@ -132,9 +132,18 @@ def held_apart(index, a: np.ndarray, b: np.ndarray, predicate: int, subjects: np
     judged = degree_a * degree_b >= JUDGED * subjects[predicate]
     shared = np.zeros(a.size, dtype=np.int64)
     for row in np.flatnonzero(judged).tolist():  # only rows that were co-objects: few
-        shared[row] = np.intersect1d(index.in_src[lo_a[row]:hi_a[row]], index.in_src[lo_b[row]:hi_b[row]],
-                                     ).size
+        shared[row] = _common(index.in_src[lo_a[row]:hi_a[row]], index.in_src[lo_b[row]:hi_b[row]])
     return judged & ~together(shared, degree_a, degree_b, subjects[predicate])
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> int:
+    """How many distinct values two sorted arrays share: the smaller one looked up in the larger.
+    ``np.intersect1d`` sorted both again, and at 1M most of re-pairing's time near popular objects
+    went there (docs/performance.md)."""
+    if a.size > b.size:
+        a, b = b, a
+    hit = a[sorted_member(a, b)]
+    return int(hit.size and 1 + np.count_nonzero(hit[1:] != hit[:-1]))
 
 
 def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarray, n_groups: int,

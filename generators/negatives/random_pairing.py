@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..facts import Fact, Negative
-from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance
-
-FIRST_CHUNK = 2  # objects of a subject's line checked together at first (see _first_acceptable)
+from .base import NegativeContext, NegativeSampler, ObjectBalance, first_acceptable
 
 
 class RandomPairing(NegativeSampler):
@@ -84,19 +82,12 @@ class RandomPairing(NegativeSampler):
 
     def _first_acceptable(self, context: NegativeContext, subject_fact: Fact, line: list[str],
                           donors: dict[str, Fact]) -> Negative | None:
-        # In growing chunks: most subjects take one of the first objects of a long line, and a few
-        # near a hub refuse most of it.
-        start, size = 0, FIRST_CHUNK
-        while start < len(line):
-            facts = [Fact(subject_fact.s, context.predicate, o) for o in line[start:start + size]]
-            start, size = start + size, min(2 * size, SCREEN_AHEAD)
-            context.near.screen(facts)  # nearness in batches (see NearnessMemo.screen)
-            for fact in facts:
-                if context.acceptable(fact):
-                    donor = donors[fact.o]
-                    return Negative(fact, self.name, subject_fact, {"object_from": {
-                        "subject": donor.s, "predicate": donor.p, "object": donor.o}})
-        return None
+        fact = first_acceptable(context, subject_fact.s, line)
+        if fact is None:
+            return None
+        donor = donors[fact.o]
+        return Negative(fact, self.name, subject_fact, {"object_from": {
+            "subject": donor.s, "predicate": donor.p, "object": donor.o}})
 
     def _why(self, context: NegativeContext, sources: list[Fact], donors: dict[str, Fact],
              made: set[tuple[str, str]]) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from factforge.sparql.scan import unique
 
 from ..facts import Fact, Negative
-from .base import SCREEN_AHEAD, NegativeContext, NegativeSampler, ObjectBalance, fallback_section, round_robin
+from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
@@ -297,18 +297,11 @@ class RandomWalk(NegativeSampler):
                 if key not in fitting:
                     fitting[key] = {o for o in donors if context.types.type_consistent(source.o, o)}
                 fits = fitting[key]
-                facts = [Fact(source.s, context.predicate, o) for o in line if o in fits and o != source.o]
-                negative = None
-                for at, fact in enumerate(facts):
-                    if not context.near.screened(fact):  # nearness in batches (see NearnessMemo.screen)
-                        context.near.screen(facts[at:at + SCREEN_AHEAD])
-                    if context.acceptable(fact):
-                        donor = donors[fact.o]
-                        negative = self._fallback_negative(context, source, donor.s, fact.o, True)
-                        break
-                if negative is None:
+                fact = first_acceptable(context, source.s, (o for o in line if o in fits and o != source.o))
+                if fact is None:
                     spent.add(k)
                     continue
+                negative = self._fallback_negative(context, source, donors[fact.o].s, fact.o, True)
                 context.ledger.take(negative)
                 balance.took(negative, line, tie)
                 chosen.append(negative)
