@@ -81,38 +81,38 @@ def test_verify_finds_claims_whose_languages_differ_from_the_record(made, tmp_pa
     assert len(problems) == 1 and "languages" in problems[0] and name in problems[0], problems
 
 
-def test_verify_finds_a_release_manifest_whose_shares_were_changed(made, tmp_path):
+def _verify_with_claims_record_changed(made, tmp_path, change) -> list[str]:
+    """Verify a copy of the release whose manifest's claims record of the first scenario went through
+    ``change`` (the archive's files untouched)."""
     archive, _manifest = made
     copy = tmp_path / "c1.tar.gz"
     copy.write_bytes(archive.read_bytes())
 
-    def change(member: str, data: bytes) -> bytes:
+    def changed(member: str, data: bytes) -> bytes:
         if member == "c1/manifest.json":
             manifest = json.loads(data)
-            manifest["scenarios"][0]["claims"]["shares"]["asked"] = ["1/3", "1/3", "1/3"]
+            change(manifest["scenarios"][0]["claims"])
             return json.dumps(manifest).encode()
         return data
 
-    rewrite(copy, change)
-    problems = lib.verify_release(copy)
+    rewrite(copy, changed)
+    return lib.verify_release(copy)
+
+
+def test_verify_finds_a_release_manifest_whose_shares_were_changed(made, tmp_path):
+    def change(claims: dict) -> None:
+        claims["shares"]["asked"] = ["1/3", "1/3", "1/3"]
+
+    problems = _verify_with_claims_record_changed(made, tmp_path, change)
     assert len(problems) == 1 and "shares" in problems[0], problems
 
 
 def test_an_archive_whose_manifest_predates_claim_counts_and_audit_still_verifies(made, tmp_path):
-    archive, _manifest = made
-    copy = tmp_path / "c1.tar.gz"
-    copy.write_bytes(archive.read_bytes())
+    def older(claims: dict) -> None:
+        for key in lib.ADDED_LATER:
+            del claims[key]
 
-    def older(member: str, data: bytes) -> bytes:
-        if member == "c1/manifest.json":
-            manifest = json.loads(data)
-            for key in lib.ADDED_LATER:
-                del manifest["scenarios"][0]["claims"][key]
-            return json.dumps(manifest).encode()
-        return data
-
-    rewrite(copy, older)
-    assert lib.verify_release(copy) == []
+    assert _verify_with_claims_record_changed(made, tmp_path, older) == []
 
 
 def test_verify_finds_missing_claims_files(made, tmp_path):
