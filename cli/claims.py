@@ -122,6 +122,11 @@ def _generate_with_claims(generate):
         status = generate(args)
         if status:
             return status
-        return _make(reading_store(args), read_scenario(args.out), options, Path(args.out) / "claims")
+        from factforge.claims.labelling import SharesError
+
+        try:
+            return _make(reading_store(args), read_scenario(args.out), options, Path(args.out) / "claims")
+        except SharesError as error:  # the library names claims' own flag; generate's carries a prefix
+            raise ClaimsError(_flag("shares", "claim-") + str(error).removeprefix("--shares")) from None
 
     return run_generate

@@ -101,6 +101,17 @@ def test_claims_refuses_an_unlabelled_entity_when_labels_are_required(tmp_path):
     factforge("claims", facts, "--store", store, "--out", tmp_path / "z", "--require-labels", "--labels", labelled)
 
 
+def test_generate_names_its_own_flag_when_the_claim_shares_cannot_be_met(demo_store, tmp_path):
+    """The claims library names ``--shares``; generate's flag is ``--claim-shares`` (a user told to
+    change ``--shares`` would find no such flag). The scenario written before the claims stays."""
+    out = tmp_path / "scenario"
+    result = factforge("generate", "--store", demo_store, "--predicate", "dbo:capital", "--size", "40",
+                       "--seed", "4", "--claims", "--claim-count", "100000", "--out", out, check=False)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert "--claim-shares:" in result.stderr and " --shares" not in result.stderr, result.stderr
+    assert (out / "test.tsv").exists() and not (out / "claims").exists()
+
+
 def test_bad_claims_flags_are_refused_naming_the_flag(demo_store, tmp_path):
     """In process, through the claims parser alone (the one-line printing is main's, checked above)."""
     import argparse
