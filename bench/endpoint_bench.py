@@ -73,7 +73,7 @@ def virtuoso_served(kb: Path, location: Path, cap: int):
     location.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     # memory for the load and the queries: a quarter of what a 10M-triple KB's indexes take is too little
-    # whole-KB aggregates of the cold profiles ran past the tests' 300 s limit at 10M on a loaded machine
+    # the cold profiles' whole-KB aggregates need far longer than the tests' time limit at this scale
     server = VirtuosoServer(location, [] if loaded else [(kb.resolve(), GRAPH)], cap=cap, buffers=340_000,
                             max_seconds=7200)
     if not loaded:

@@ -580,7 +580,7 @@ def test_lcwa_builds_only_the_candidates_it_draws(tmp_path, monkeypatch):
 def test_lcwa_screens_a_hubs_refused_candidates_without_making_them(tmp_path, monkeypatch):
     """Near a hub most candidates are refused: here the hub's residents were nearly all born there,
     so p(resident, born, hub) is in the KB. Refused one by one, each was made and checked by
-    ``acceptable`` (a hundred per false fact drawn; 20,000 facts at 1M did not finish in 500 s);
+    ``acceptable`` (about a hundred per false fact drawn: large scenarios did not finish);
     the id screens refuse them by the window, and only what they let through is made and checked."""
     from factforge.generators.negatives import base
 
