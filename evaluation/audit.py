@@ -67,8 +67,8 @@ def audit_records(records: list[dict], *, reference: Reference | None = None, an
         "facts": {"total": int(y.size), "true": int(y.sum()), "false": int(y.size - y.sum())},
         "seed": seed, "folds": FOLDS,
         **({"source": source} if source else {}),
-        "baselines": _baselines(records, reference, seed, answers),
-        "columns": _columns(records, y, seed, answers),
+        "baselines": _baselines(records, reference, seed),
+        "columns": _columns(records, y, seed),
         "pmi": _pmi(records, y),
         "drift": _drift(answers, int(y.size - y.sum())) if answers is not None else None,
     }
@@ -116,7 +116,7 @@ _HINTS = {
 }
 
 
-def _baselines(records: list[dict], reference: Reference | None, seed: int, answers: dict | None) -> dict:
+def _baselines(records: list[dict], reference: Reference | None, seed: int) -> dict:
     results = {}
     for name in BASELINES:
         model = checker(name, seed=seed)
@@ -124,7 +124,7 @@ def _baselines(records: list[dict], reference: Reference | None, seed: int, answ
             results[name] = {"auroc": None, "skipped": "needs the KB (give a store)"}
             continue
         try:
-            scores = cross_validated(model, records, reference, seed=seed, answers=answers)
+            scores = cross_validated(model, records, reference, seed=seed)
         except CheckerError as error:
             results[name] = {"auroc": None, "skipped": str(error)}
             continue
@@ -135,13 +135,13 @@ def _baselines(records: list[dict], reference: Reference | None, seed: int, answ
     return results
 
 
-def _columns(records: list[dict], y: np.ndarray, seed: int, answers: dict | None) -> dict:
+def _columns(records: list[dict], y: np.ndarray, seed: int) -> dict:
     names = sorted({name for r in records for name in r if name not in INTERNAL})
     results = {}
     for name in names:
         values = np.array([column_value(r, name) for r in records], dtype=object)
         distinct = sorted(set(values.tolist()))
-        scores = cross_validated(ColumnOnly(seed=seed, column=name), records, None, seed=seed, answers=answers)
+        scores = cross_validated(ColumnOnly(seed=seed, column=name), records, None, seed=seed)
         found = []
         for value in distinct:
             present = values == value

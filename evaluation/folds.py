@@ -1,4 +1,4 @@
-"""Seeded folds grouped by a key (a subject) and stratified by label, for the claims audit.
+"""Seeded folds grouped by a key (a subject) and stratified by label, for the audits (scenario and claims).
 
 Every record of a group lands in one fold, so a model never meets a held-out subject in training. The
 groups are dealt out one by one, largest first (ties in a seeded order): each goes to the fold that is
