@@ -181,6 +181,11 @@ class ObjectBalance:
         owed = self.owed
         return lambda o: (-owed[o], tie[o])
 
+    def paid(self, o: str) -> bool:
+        """Has ``o`` as many false facts as it is owed? An object new to the split is owed one,
+        as a true object seen once is: "seen once" then says nothing of the label."""
+        return o in self.owed and self.owed[o] <= 0
+
     def took(self, negative: Negative, line: list[str] | None = None, tie: dict[str, int] | None = None) -> None:
         """Count a false fact made; ``line`` (objects in ``key(tie)`` order) is kept in order."""
         self.owed[negative.fact.o] -= 1
@@ -191,7 +196,8 @@ class ObjectBalance:
 
 def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False,
-                rank: Callable[[Negative], int] | None = None) -> list[Negative]:
+                rank: Callable[[Negative], int] | None = None,
+                balance: ObjectBalance | None = None) -> list[Negative]:
     """Take one candidate per source in turn, so negatives spread over sources.
 
     Each round visits the sources whose subjects have the fewest false facts so far first (ties in
@@ -200,7 +206,9 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     then tells true from false (an AUROC of 0.65-0.77 on DBpedia50 birthPlace). Within a source,
     candidates come in a seeded order, those with the lowest ``rank`` first. A source's candidates
     that know their ranks (``ranks()``, as LCWA's) give them without being made, and only those
-    drawn or screened are made.
+    drawn or screened are made. With ``balance``, a candidate whose object is owed no more false
+    facts (``ObjectBalance.paid``) is passed over: a rank taken once cannot see a debt paid while
+    drawing.
     """
     queues = [DrawOrder(c, rng, rank) for c in candidates]
     # the subject each source is counted by: made once, not on every sort of every round
@@ -224,8 +232,12 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
                 elif not dated and not context.near.screened(c[queue.next()].fact):
                     context.near.screen(c[j].fact for j in queue.ahead(SCREEN_AHEAD))
                 negative = c[queue.pop()]
+                if balance is not None and balance.paid(negative.fact.o):
+                    continue
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)
+                    if balance is not None:
+                        balance.took(negative)
                     chosen.append(negative)
                     break
             if queue.left():

@@ -240,15 +240,19 @@ class RandomWalk(NegativeSampler):
         context.types.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.types.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
         # Among a fact's walk ends, those owed to the set first (ObjectBalance): an end outside the
-        # set's objects occurs once, and "seen once" would mean false.
-        owed = ObjectBalance(context.ledger, sources, n).owed
+        # set's objects occurs once, and "seen once" would mean false. Walks take an object only
+        # while it is owed: walks reach hubs far more often than the true facts name them, and a
+        # hub taken past its debt (a big city as place of death) left the popular true objects
+        # without false facts, so the object column and the type baseline told the labels.
+        balance = ObjectBalance(context.ledger, sources, n)
+        owed = Counter(balance.owed)
         # One walk-made false fact per source with an acceptable walk end; the fallback then serves
         # the others: a second walk end for one subject left another with none, and how often a
         # subject occurs in the set told the label (the audit's frequency baseline).
         context.near.screen(neg.fact for c in typed for neg in c)
         walking = sum(any(context.acceptable(neg.fact) for neg in c) for c in typed)
         rank = lambda neg: owed[neg.fact.o] <= 0  # noqa: E731
-        chosen = round_robin(typed, min(n, walking), context, rng, rank=rank)
+        chosen = round_robin(typed, min(n, walking), context, rng, rank=rank, balance=balance)
         if len(chosen) < n:
             chosen += self.fallback(context, sources, n - len(chosen), rng)
         if len(chosen) < n:  # the fallback found too few: more walk ends of the same subjects
