@@ -252,9 +252,10 @@ def reference(scenario_id: str):
     scenarios = state().scenarios
     if not _bool_arg("whole", scenarios.store.whole_index):
         removed = url_for("api.removed_reference", scenario_id=scenario_id)
+        cost = "" if scenarios.store.whole_index else \
+            " (this server reads its KB from an endpoint: the whole KB is then streamed and sorted here)"
         raise ApiError(409, f"whole: R is the KB ({scenarios.store.fingerprint()}) without the triples at {removed}: "
-                            f"GET those, or add ?whole=true for R in full (this server reads its KB from an "
-                            f"endpoint: the whole KB is then streamed and sorted here)", "whole")
+                            f"GET those, or add ?whole=true for R in full{cost}", "whole")
     return _n_triples(scenarios.reference(scenario_id), f"{scenario_id}-reference.nt")
 
 
