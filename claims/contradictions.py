@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from factforge.sparql.adjacency import Adjacency
+from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.profiles import entity_types
 from factforge.sparql.store import Store
-from factforge.sparql.terms import PREFIXES
+from factforge.sparql.terms import PREFIXES, iri, is_schema_predicate
 
+from factforge.evaluation.reference_input import fetch_around
 from factforge.generators.facts import Fact
 from factforge.generators.reference_kb import ReferenceKB, kept_links
 
@@ -67,7 +69,9 @@ class Schema:
         return seen
 
 
-def load_schema(store: Store, adjacency: Adjacency, predicates) -> Schema:
+def load_schema(store: Store, adjacency: Adjacency | None, predicates) -> Schema:
+    """``adjacency``: the KB's whole index, or None to have each predicate's functionality counted
+    in the store (``counted_functionality``: an endpoint's KB, which is not copied)."""
     schema = Schema()
     declared = set()
     for row in store.select("claim_schema"):
@@ -83,7 +87,8 @@ def load_schema(store: Store, adjacency: Adjacency, predicates) -> Schema:
     for values in (*schema.domain.values(), *schema.range.values(), *schema.parents.values()):
         values.sort()
     for predicate in sorted(set(predicates)):
-        share = observed_functionality(adjacency, predicate)
+        share = observed_functionality(adjacency, predicate) if adjacency is not None else \
+            counted_functionality(store, predicate)
         if predicate in declared:
             schema.functional[predicate] = {"source": "declared owl:FunctionalProperty", "share_single_object": share}
         elif share is not None and share >= OBSERVED_FUNCTIONAL:
@@ -102,6 +107,29 @@ def observed_functionality(adjacency: Adjacency, predicate: str) -> float | None
         return None
     _, counts = np.unique(subjects, return_counts=True)
     return round(float((counts == 1).mean()), 4)
+
+
+def counted_functionality(store: Store, predicate: str) -> float | None:
+    """``observed_functionality`` as an aggregate the store computes over all the predicate's facts
+    (``predicate_functionality``): one row, whatever the KB's size."""
+    if is_schema_predicate(predicate):  # the whole index holds no schema links either
+        return None
+    row = next(iter(store.select("predicate_functionality", predicate=iri(predicate))), None)
+    subjects = int(row["subjects"].value) if row is not None and "subjects" in row else 0
+    if not subjects:
+        return None
+    return round(int(row["single"].value) / subjects, 4)
+
+
+def view_around(store: Store, schema: Schema, facts, removed=()) -> "ReferenceView":
+    """R as the contradictions of ``facts`` read it, from an endpoint without copying its KB: every
+    link of the facts' subjects (a VALUES batch of entities a query), minus ``removed``: a
+    functional predicate's other objects are the subject's links. Disjoint types are read by
+    entity (``entity_types``, VALUES batches) as over the whole KB. Only ``contradictions`` reads
+    this view: other lookups of R may find entities not fetched (noted in ``adjacency.missing``)."""
+    reader = NeighbourhoodReader(store, None, degrees=False)
+    fetch_around(reader, {fact.s for fact in facts}, 1)
+    return ReferenceView(store, reader.index(), schema, removed)
 
 
 class ReferenceView:

@@ -39,6 +39,8 @@ def register(subparsers) -> None:
     grid = subparsers.add_parser("grid", help="difficulty matrix: scenarios over transparency x homogeneity, "
                                               "scored by the checkers, as JSON, TSV and heatmaps")
     store_options(grid)
+    copy_option(grid, "needed for homogeneity > 0, knowledge_linker and transe; otherwise each cell fetches only "
+                      "the neighbourhoods its scenario and checkers read")
     grid.add_argument("--predicate", required=True, help="dbo:birthPlace or a full IRI")
     grid.add_argument("--transparency", default="1,0.5,0", help="comma-separated values (default 1,0.5,0)")
     grid.add_argument("--homogeneity", default="1,0", help="comma-separated values (default 1,0)")
@@ -47,7 +49,9 @@ def register(subparsers) -> None:
     knob_option(grid, "ambiguous", default="random_walk")
     for name in ("popularity", "leakage", "seed"):
         knob_option(grid, name)
-    grid.add_argument("--checker", action="append", metavar="NAME", help="repeatable (default: the reference checkers)")
+    grid.add_argument("--checker", action="append", metavar="NAME",
+                      help="repeatable (default: the reference checkers; through --endpoint without --endpoint-copy, "
+                           "those that read only neighbourhoods)")
     grid.add_argument("--out", required=True, metavar="DIR", help="where grid.json, grid.tsv and heatmaps go")
     grid.set_defaults(func=cmd_grid)
 
@@ -114,7 +118,7 @@ def cmd_evaluate(args) -> int:
         return 0
     from factforge.evaluation.checkers import checker
     from factforge.evaluation.checkers.base import whole_kb_needed
-    from factforge.evaluation.reference_input import input_reference
+    from factforge.evaluation.reference_input import input_reference, reads_of
     from factforge.evaluation.scoring import run_checker
 
     store = reading_store(args)
@@ -127,8 +131,7 @@ def cmd_evaluate(args) -> int:
         chosen = [name for name in chosen if models[name].reads is not None]
     for item in skipped if not args.json else ():
         print(f"{item['checker']:<17} skipped: {item['reason']}", flush=True)
-    reads = [models[name].reads for name in chosen if models[name].reads is not None]
-    reference = input_reference(files, store, tuple(max(hops) for hops in zip((0, 0), *reads)))
+    reference = input_reference(files, store, reads_of(models[name] for name in chosen))
     seed = args.seed if args.seed is not None else int(files.manifest.get("seed") or 0)
     runs, failed = [], []
     for name in chosen:
@@ -169,9 +172,13 @@ def cmd_grid(args) -> int:
     transparencies = _values(args.transparency, "--transparency")
     homogeneities = _values(args.homogeneity, "--homogeneity")
     store = reading_store(args)
+    checkers, skipped = _neighbourhood_checkers(store, checkers, named=bool(args.checker))
+    for item in skipped:
+        print(f"{item['checker']:<17} skipped: {item['reason']}", flush=True)
     report = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = run_grid(store, spec, transparencies=transparencies, homogeneities=homogeneities, checkers=checkers,
                       report=report)
+    result["skipped"] = skipped
     written = write_grid(result, args.out)
     for name in result["checkers"]:
         print(f"{name}  (rows: transparency {', '.join(f'{c:g}' for c in transparencies)}; "
@@ -180,6 +187,21 @@ def cmd_grid(args) -> int:
             print(f"  c={c:<4g} " + "  ".join("  -   " if v is None else f"{v:.4f}" for v in row))
     print(f"{len(written)} files in {args.out}")
     return 0
+
+
+def _neighbourhood_checkers(store, chosen: list[str], *, named: bool) -> tuple[list[str], list[dict]]:
+    """Through an endpoint without a copy, the checkers that read every link of R cannot run: left
+    out and named with the reason by default, refused when asked for by name."""
+    from factforge.evaluation.checkers import checker
+    from factforge.evaluation.checkers.base import whole_kb_needed
+
+    if store.whole_index:
+        return chosen, []
+    whole = [checker(name) for name in chosen if checker(name).reads is None]
+    if whole and named:
+        raise CliError(f"--checker: {whole_kb_needed(whole[0])}")
+    return ([name for name in chosen if checker(name).reads is not None],
+            [{"checker": model.name, "reason": whole_kb_needed(model)} for model in whole])
 
 
 # --- audit --------------------------------------------------------------------------------------

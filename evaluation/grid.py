@@ -4,6 +4,12 @@ Every cell is one generated scenario (the same spec apart from c and h, the same
 each checker on its own R; the matrix is AUROC per checker, rows transparency, columns
 homogeneity (the paper's Figures 2-3). A cell the KB cannot fill (too few facts for that c or h)
 keeps the generator's message instead of a number.
+
+Through an endpoint nothing of the KB is copied: each cell's scenario is made from neighbourhoods
+(``generators.neighbourhood``; a cell with homogeneity > 0 keeps the message that it needs the
+copy) and scored over R around its facts, as far as the checkers read (``Checker.reads``,
+``evaluation.reference_input``). Checkers that read every link of R are left to the caller to skip
+or refuse (``cmd_grid`` does, as ``evaluate`` does).
 """
 from __future__ import annotations
 
@@ -19,9 +25,9 @@ from factforge.generators.spec import ScenarioSpec, SpecError
 from factforge.generators.writers import records
 
 from .audit import audit_scenario
-from .checkers import REFERENCE_CHECKERS, canonical
+from .checkers import REFERENCE_CHECKERS, canonical, checker
 from .metrics import heatmap
-from .reference_graph import Reference
+from .reference_input import made_reference, reads_of
 from .scoring import run_checker
 
 TRANSPARENCY = (1.0, 0.5, 0.0)
@@ -33,6 +39,7 @@ def run_grid(store, spec: dict, *, transparencies: Sequence[float] = TRANSPARENC
              report: Callable[[str], None] | None = None) -> dict:
     """``spec``: every ScenarioSpec field but transparency and homogeneity (predicate required)."""
     names = [canonical(n) for n in checkers]
+    reads = reads_of(checker(name) for name in names)
     cells = []
     for c in transparencies:
         for h in homogeneities:
@@ -45,7 +52,7 @@ def run_grid(store, spec: dict, *, transparencies: Sequence[float] = TRANSPARENC
                 if report:
                     report(f"c={c:g} h={h:g}: not made ({error})")
                 continue
-            reference = Reference.of(store, scenario.removed)
+            reference = made_reference(store, scenario, reads)
             train, test = records(scenario, "train"), records(scenario, "test")
             cell["scenario"] = scenario.id
             cell["audit_flagged"] = audit_scenario(scenario, store)["flagged"]

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pyoxigraph import NamedNode
 
-from factforge.sparql.neighbourhood import NeighbourhoodReader
+from factforge.generators.writers import records
+from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.store import Store
 
 from .reference_graph import Reference, scenario_predicate, scenario_reference
@@ -37,15 +38,38 @@ def reference_around(files, store: Store, reads: tuple[int, int]) -> Reference:
     """R of ``files`` (``labelled.ScenarioFiles``) over the neighbourhoods ``reads`` hops around the
     subjects and objects of its records."""
     scenario = files.kind == "scenario"
-    reader = NeighbourhoodReader(store, scenario_predicate(files) if scenario else None, degrees=False)
-    for side, hops in zip(("subject", "object"), reads):
-        fetch_around(reader, {r[side] for r in files.records}, hops)
+    reader = reader_around(store, scenario_predicate(files) if scenario else None, files.records, reads)
     while True:
         index = reader.index()
         reference = scenario_reference(files, store, index) if scenario else Reference(index, store=store)
         if not index.missing:
             return reference
         reader.fetch(index)
+
+
+def made_reference(store: Store, scenario, reads: tuple[int, int]) -> Reference:
+    """R of a scenario made in this process (``grid``), whose removed triples are known: the KB's
+    whole index minus them, or through an endpoint the neighbourhoods ``reads`` hops around its
+    facts' subjects and objects minus them, starting from what generating it fetched."""
+    if store.whole_index:
+        return Reference.of(store, scenario.removed)
+    index = scenario.index if isinstance(scenario.index, Neighbourhood) else None
+    reader = reader_around(store, scenario.spec.predicate, records(scenario, "all"), reads, fetched=index)
+    return Reference(reader.index(), scenario.removed, store=store)
+
+
+def reader_around(store: Store, predicate: str | None, facts, reads: tuple[int, int], *,
+                  fetched: Neighbourhood | None = None) -> NeighbourhoodReader:
+    """A reader holding the links ``reads`` hops around the subjects and objects of ``facts`` (records)."""
+    reader = NeighbourhoodReader(store, predicate, degrees=False, fetched=fetched)
+    for side, hops in zip(("subject", "object"), reads):
+        fetch_around(reader, {r[side] for r in facts}, hops)
+    return reader
+
+
+def reads_of(models) -> tuple[int, int]:
+    """How far around the subject and the object the checkers ``models`` read R, together."""
+    return tuple(max(hops) for hops in zip((0, 0), *(m.reads for m in models if m.reads is not None)))
 
 
 def fetch_around(reader: NeighbourhoodReader, entities, hops: int) -> None:

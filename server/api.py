@@ -155,6 +155,7 @@ def _scenario_body(scenario_id: str) -> dict:
     links = {name: {split: f"{base}?format={name}&split={split}" for split in splits} for name in sorted(RENDERERS)}
     return {"id": scenario_id, "status": "done", "manifest": manifest,
             "links": {"self": base, "answers": f"{base}/answers", "reference": f"{base}/reference",
+                      "reference_removed": f"{base}/reference/removed",
                       "manifest": f"{base}/manifest", "data": links,
                       "claims": {"fever": f"{base}?format=fever", **{part: f"{base}/claims/{part}" for part in
                                                                     ("answers", "manifest", "reference")}}}}
@@ -245,8 +246,30 @@ def manifest(scenario_id: str):
 
 @api.get("/scenarios/<scenario_id>/reference")
 def reference(scenario_id: str):
+    """R in full. From an endpoint that is its whole KB streamed and sorted here, so only when asked
+    for by ``whole``; otherwise 409 pointing at what R lacks of the KB."""
     _folder(scenario_id)
-    path = state().scenarios.reference(scenario_id)
+    scenarios = state().scenarios
+    if not _bool_arg("whole", scenarios.store.whole_index):
+        removed = url_for("api.removed_reference", scenario_id=scenario_id)
+        cost = "" if scenarios.store.whole_index else \
+            " (this server reads its KB from an endpoint: the whole KB is then streamed and sorted here)"
+        raise ApiError(409, f"whole: R is the KB ({scenarios.store.fingerprint()}) without the triples at {removed}: "
+                            f"GET those, or add ?whole=true for R in full{cost}", "whole")
+    return _n_triples(scenarios.reference(scenario_id), f"{scenario_id}-reference.nt")
+
+
+@api.get("/scenarios/<scenario_id>/reference/removed")
+def removed_reference(scenario_id: str):
+    """What R lacks of the KB named by the X-Factforge-KB-Fingerprint header, from any store."""
+    _folder(scenario_id)
+    scenarios = state().scenarios
+    response = _n_triples(scenarios.removed_reference(scenario_id), f"{scenario_id}-reference.removed.nt")
+    response.headers["X-Factforge-KB-Fingerprint"] = scenarios.manifest(scenario_id)["kb_fingerprint"]
+    return response
+
+
+def _n_triples(path, filename: str):
     response = send_file(path, mimetype="application/n-triples", conditional=True)
-    response.headers["Content-Disposition"] = f'attachment; filename="{scenario_id}-reference.nt"'
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -87,7 +87,8 @@ def _op(summary: str, responses: dict, **extra) -> dict:
 OPERATION_IDS = {("/api/jobs/{job_id}", "get"): "getJob", ("/api/scenarios/{scenario_id}", "get"): "getScenario",
                  ("/api/scenarios/{scenario_id}/answers", "get"): "getAnswers",
                  ("/api/scenarios/{scenario_id}/manifest", "get"): "getManifest",
-                 ("/api/scenarios/{scenario_id}/reference", "get"): "getReference"}
+                 ("/api/scenarios/{scenario_id}/reference", "get"): "getReference",
+                 ("/api/scenarios/{scenario_id}/reference/removed", "get"): "getRemovedReference"}
 
 
 def _json_response(description: str, schema: dict | None = None) -> dict:
@@ -111,7 +112,7 @@ def _scenario_links() -> dict:
     by_id = {"scenario_id": "$response.body#/id"}
     return {name: {"operationId": op, "parameters": by_id} for name, op in [
         ("GetScenario", "getScenario"), ("GetAnswers", "getAnswers"), ("GetManifest", "getManifest"),
-        ("GetReference", "getReference")]} | {"GetJob": {"operationId": "getJob", "parameters": {"job_id": "$response.body#/id"}}}
+        ("GetReference", "getReference"), ("GetRemovedReference", "getRemovedReference")]} | {"GetJob": {"operationId": "getJob", "parameters": {"job_id": "$response.body#/id"}}}
 
 
 def openapi_document() -> dict:
@@ -177,8 +178,17 @@ def openapi_document() -> dict:
             parameters=[scenario_id])},
         "/api/scenarios/{scenario_id}/reference": {"get": _op("The reference KB R as N-Triples", {
             "200": {"description": "R", "content": {"application/n-triples": {}}},
-            "404": _error("no such scenario"), "409": _error("still being made"),
+            "400": _error("whole is not true or false"), "404": _error("no such scenario"),
+            "409": _error("still being made; or the KB is an endpoint's and whole=true was not given"),
             "503": _error("another process is writing it for longer than the wait; Retry-After")},
+            parameters=[scenario_id, _query_param("whole", {"type": "boolean"},
+                                                  "R in full; default true, false when the KB is an endpoint's "
+                                                  "(R in full then streams and sorts the whole KB)")])},
+        "/api/scenarios/{scenario_id}/reference/removed": {"get": _op(
+            "What R lacks of the KB named by X-Factforge-KB-Fingerprint: the removed triples as sorted N-Triples", {
+                "200": {"description": "the removed triples", "content": {"application/n-triples": {}}},
+                "404": _error("no such scenario"), "409": _error("still being made"),
+                "503": _error("another process is writing it for longer than the wait; Retry-After")},
             parameters=[scenario_id])},
         "/api/examples": {"get": _op("Example queries from sparql/queries", {"200": _json_response("examples")})},
         "/sparql": {

@@ -43,6 +43,7 @@ log = logging.getLogger("factforge.server")
 
 REMOVED = "removed.tsv"  # written last: its presence means the scenario folder is complete
 REFERENCE = "reference.nt"
+REMOVED_REFERENCE = "reference.removed.nt"
 FILE_CACHE_ITEM = 4 << 20    # data files up to this size are served from memory
 FILE_CACHE_TOTAL = 128 << 20
 SWEEP_EVERY = 60.0  # seconds between sweeps of old failures' job files (jobs.FAILED_KEPT) while serving
@@ -329,11 +330,25 @@ class ScenarioService:
 
     def reference(self, scenario_id: str) -> Path:
         """R as sorted N-Triples, written on first request (atomically, once). FileNotFoundError when
-        the scenario was evicted meanwhile."""
+        the scenario was evicted meanwhile. Through an endpoint this streams and sorts the whole KB
+        (once per KB: ``sparql.sorted_dump``); ``removed_reference`` is what R lacks of it."""
         from factforge.generators.reference_kb import ReferenceKB
 
+        return self._reference_file(scenario_id, REFERENCE,
+                                    lambda removed, out: ReferenceKB.of(self.store, removed).write_ntriples(out))
+
+    def removed_reference(self, scenario_id: str) -> Path:
+        """What R lacks of the KB: the removed triples as sorted N-Triples (``reference.removed.nt``,
+        as ``generate --reference`` writes it through an endpoint), written on first request from
+        the scenario's list of removed triples, without reading the KB."""
+        from factforge.generators.reference_kb import ReferenceKB
+
+        return self._reference_file(scenario_id, REMOVED_REFERENCE,
+                                    lambda removed, out: ReferenceKB.of(self.store, removed).write_removed(out))
+
+    def _reference_file(self, scenario_id: str, name: str, write) -> Path:
         folder = self.root / scenario_id
-        path = folder / REFERENCE
+        path = folder / name
         if path.is_file():
             return path
         # Rs are written one at a time; the requests waiting for their turn hold request threads, so
@@ -352,9 +367,9 @@ class ScenarioService:
                         # split at "\n" only: a removed literal (a statement node's) may hold U+2028
                         removed = [tuple(line.split("\t")) for line in
                                    (folder / REMOVED).read_text(encoding="utf-8").split("\n") if line]
-                        partial = folder / f".{REFERENCE}.{os.getpid()}.partial"
+                        partial = folder / f".{name}.{os.getpid()}.partial"
                         with open(partial, "wb") as out:
-                            ReferenceKB.of(self.store, removed).write_ntriples(out)
+                            write(removed, out)
                         os.replace(partial, path)
                         self._bound()
                 finally:

@@ -116,9 +116,11 @@ class Neighbourhood(Adjacency):
 class NeighbourhoodReader:
     """Fetches the parts of an endpoint's KB a scenario of ``predicate`` reads, and counts the rows."""
 
-    def __init__(self, store: Store, predicate: str, *, degrees: bool = True):
+    def __init__(self, store: Store, predicate: str, *, degrees: bool = True, fetched: Neighbourhood | None = None):
         """``degrees``: count the degrees of the predicate's entities in the store first (Eq. 1
-        popularity ranks the facts by them; a random ranking reads none)."""
+        popularity ranks the facts by them; a random ranking reads none). ``fetched``: an index an
+        earlier reader of the same store and predicate made (the one a scenario was generated
+        over): what it holds is taken, not fetched again."""
         self.store = store
         self.predicates = sorted(p["predicate"] for p in predicate_profiles(store) if not p["schema"])
         self.pindex = {p: i for i, p in enumerate(self.predicates)}
@@ -129,13 +131,24 @@ class NeighbourhoodReader:
         self.degrees: dict[str, int] = {}
         self._reverse: dict[str, dict[str, int]] = {}
         pid = self.pindex.get(predicate)
-        if pid is not None:
+        if fetched is not None:
+            self._take(fetched)
+        elif pid is not None:
             for row in self.store.select("predicate_facts", predicate=iri(predicate)):
                 self.rows += 1
                 if not isinstance(row["o"], Literal):
                     self.links.add((row["s"].value, pid, row["o"].value))
         if degrees:
             self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
+
+    def _take(self, index: Neighbourhood) -> None:
+        names, pids = index.entities, [self.pindex.get(p) for p in index.predicates]
+        for s, p, o in zip(index.src.tolist(), index.pred.tolist(), index.dst.tolist()):
+            if pids[p] is not None:
+                self.links.add((names[s], pids[p], names[o]))
+        self.complete.update(names[i] for i in np.flatnonzero(index.complete).tolist())
+        self.complete.update(index.absent)
+        self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
     def fetch_links(self, entities) -> int:

@@ -251,7 +251,8 @@ class SparqlProxy:
     body and the Content-Type only (no server or cap headers, as some proxies do), keeps the text
     of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
     at that many rows without saying so: a server that caps silently. ``alter(query, body)`` rewrites
-    the body of each answer (a server that answers wrongly)."""
+    the body of each answer (a server that answers wrongly). ``rows`` counts the rows it passed on
+    (SELECT solutions and N-Triples lines): what a command in another process read of the KB."""
 
     def __init__(self, target: str, *, cap: int | None = None, alter=None):
         import http.server
@@ -261,6 +262,7 @@ class SparqlProxy:
 
         proxy = self
         self.queries: list[str] = []
+        self.rows = 0
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - the stdlib's name
@@ -277,6 +279,8 @@ class SparqlProxy:
                     data = _cut(data, media, cap, json)
                 if alter is not None and status == 200:
                     data = alter(proxy.queries[-1], data)
+                if status == 200:
+                    proxy.rows += _rows(data, media, json)
                 self.send_response(status)
                 self.send_header("Content-Type", media)
                 self.send_header("Content-Length", str(len(data)))
@@ -304,3 +308,11 @@ def _cut(data: bytes, media: str, cap: int, json) -> bytes:
     if "n-triples" in media:
         return b"".join(data.splitlines(keepends=True)[:cap])
     return data
+
+
+def _rows(data: bytes, media: str, json) -> int:
+    if "sparql-results+json" in media:
+        return len(json.loads(data).get("results", {}).get("bindings", []))
+    if "n-triples" in media:
+        return len(data.splitlines())
+    return 0

@@ -359,6 +359,8 @@ def test_generate_a_scenario_preview_counts_and_downloads(page, demo_http, tmp_p
     expect(page.locator("#scenario-downloads a[data-format='answers']")).to_have_attribute("href", body["links"]["answers"])
     expect(page.locator("#scenario-downloads a[data-format='reference']")).to_have_attribute(
         "href", body["links"]["reference"])
+    expect(page.locator("#scenario-downloads a[data-format='reference_removed']")).to_have_attribute(
+        "href", body["links"]["reference_removed"])
     screenshot(page, tmp_path, "console-scenario")
 
     with page.expect_download() as info:

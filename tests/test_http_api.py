@@ -143,6 +143,11 @@ def test_reference_is_the_kb_without_the_test_facts(demo_http, demo_kb_store):
     for row in true_facts:
         assert f"<{row['Subject']}> <{row['Relation']}> <{row['Object']}> ." not in lines
     assert len(lines) == demo_kb_store.triple_count() - body["manifest"]["reference"]["removed_triples"]
+    # what R lacks of the KB, from an embedded store too: disjoint from R, as many as the manifest says
+    removed = requests.get(demo_http + body["links"]["reference_removed"], timeout=60)
+    assert removed.status_code == 200 and removed.headers["X-Factforge-KB-Fingerprint"] == body["manifest"]["kb_fingerprint"]
+    removed_lines = removed.text.splitlines()
+    assert len(removed_lines) == body["manifest"]["reference"]["removed_triples"] and not lines & set(removed_lines)
 
 
 @pytest.mark.parametrize("spec, status, field", [

@@ -36,6 +36,9 @@ function showLinks(body) {
   list.append(el("li", {}, el("span", { class: "fmt", text: "more" }),
     el("a", { href: body.links.answers, download: body.id + "-answers.json", "data-format": "answers", text: "answers" }),
     el("a", { href: body.links.reference, download: body.id + "-reference.nt", "data-format": "reference", text: "reference" }),
+    // R is the KB less these; a server reading its KB from an endpoint sends R in full only when asked
+    el("a", { href: body.links.reference_removed, download: body.id + "-reference.removed.nt",
+      "data-format": "reference_removed", text: "removed" }),
     el("a", { href: body.links.manifest, download: body.id + "-manifest.json", "data-format": "manifest", text: "manifest" })));
 }
 
