@@ -91,7 +91,7 @@ def label(reference, fact, spans: list[Span]) -> tuple[str, list[list[Triple]]]:
 
 
 def choose(planned: list[Labelled], eligible: list[Labelled], corruptions: list[Labelled], share: float,
-           seed: int) -> dict[str, list[Labelled]]:
+           key: bytes) -> dict[str, list[Labelled]]:
     """The temporal claims, by label: m of each, m the share of the smallest label's count among the
     ``planned`` claims (or as many as the pools give). ``eligible``: planned SUPPORTS and NEI claims of
     dated facts, labelled as temporal claims (SUPPORTS ones with R's matching dates as evidence);
@@ -103,7 +103,7 @@ def choose(planned: list[Labelled], eligible: list[Labelled], corruptions: list[
     pools = defaultdict(list, {REFUTES: list(corruptions)})
     for c in eligible:
         pools[c.label].append(c)
-    return per_label(counts, pools, share, seed, "temporal", rank=_with_dates)
+    return per_label(counts, pools, share, key, "temporal", rank=_with_dates)
 
 
 def _with_dates(c: Labelled) -> tuple[str, ...]:
