@@ -161,7 +161,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     remove the triple? Default: only the fact's own triple. ``key``: the plan key (``plan_key``), which
     orders every choice; ``seed`` orders the claims as listed (``in_record_order``)."""
     destroys = destroys or (lambda fact, triple: fact.triple == triple)
-    ordered = sorted(items, key=lambda i: (keyed_rank(key, "take-out", _fields(i.fact)), i.id))
+    ordered = sorted(items, key=lambda i: (keyed_rank(key, "take-out", fact_fields(i.fact)), i.id))
     reference.load_types(e for i in items for e in i.fact.pair)  # one query a batch, not one a fact
     left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0, "false_of_a_predicate_without_true_facts": 0,
                 "false_beyond_one_per_subject": 0, "false_refuted_through_another_predicates_fact": 0}
@@ -222,11 +222,12 @@ def in_record_order(claims: list[Labelled], seed: int) -> list[Labelled]:
     """The claims in the order claims.jsonl lists them: a hash of each claim's fact keyed by the seed
     under a purpose of its own. Anyone may replay it from the facts, and it follows no choice of the
     plan (those are keyed by the plan key), so a claim's place says nothing about its label."""
-    return sorted(claims, key=lambda c: (keyed_rank(seed, "record-order", _fields(c.item.fact)), c.item.id))
+    return sorted(claims, key=lambda c: (keyed_rank(seed, "record-order", fact_fields(c.item.fact)), c.item.id))
 
 
-def _fields(fact: Fact) -> tuple[str, ...]:
-    """What a keyed rank of a fact hashes: its triple and dates (a date corruption has its true fact's triple)."""
+def fact_fields(fact: Fact) -> tuple[str, ...]:
+    """What a keyed rank of a fact hashes: its triple and dates (a date corruption has its true fact's
+    triple: its dates tell them apart)."""
     return (*fact.triple, fact.start or "", fact.end or "")
 
 
