@@ -24,7 +24,9 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
   remembers a subject's label from training gains the difference);
 * **negation**: the share of claims with a negation cue, per label;
 * **dates**: per label, the share of claims that give a date, and of those, the shares that give a day,
-  a month or a year only.
+  a month or a year only;
+* **record_order**: per label, the AUROC of a claim's position in the file for that label against the
+  rest (``audit_order``).
 
 Flags (each stated in the report's ``thresholds``):
 
@@ -37,7 +39,9 @@ Flags (each stated in the report's ``thresholds``):
   and three standard errors;
 * the negation-cue share, or the day-level share of dated claims, differs between two labels by more
   than ``gap_threshold`` (0.1) and by more than three standard errors of that difference (so a
-  handful of claims cannot trip it).
+  handful of claims cannot trip it);
+* a label's record-order AUROC differs from 0.5 by more than ``gap_threshold`` and three standard
+  errors.
 
 The same claims, answers and seed give the same report.
 """
@@ -50,7 +54,7 @@ import numpy as np
 
 from factforge.evaluation.features import npmi_counts
 
-from . import audit_text
+from . import audit_order, audit_text
 from .errors import ClaimsError
 from .fever_io import LABELS, Claim, read_answers, read_claims
 
@@ -80,7 +84,9 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
         "kind": "claims", "flagged": False, "reasons": [],
         "thresholds": {"lift": lift_threshold, "npmi": npmi_threshold,
                        "npmi_min_claims": f"max({MIN_CLAIMS}, {MIN_CLAIMS_SHARE:.1%} of a language's claims)",
-                       "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS},
+                       "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS,
+                       "record_order": f"|AUROC of position - 0.5| above the gap and "
+                                       f"{audit_order.STANDARD_ERRORS:g} standard errors"},
         "seed": seed, "folds": FOLDS,
         "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
                        "fold is fit without the claims that share a rarely named entity with its held-out ones",
@@ -113,6 +119,7 @@ def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int) ->
     result["subjects"] = _subject_agreement(claims, answers)
     result["negation"] = _negation(claims, tokens, lang)
     result["dates"] = _dates(claims, lang)
+    result["record_order"] = audit_order.record_order(claims)
     return result
 
 
@@ -404,6 +411,7 @@ def _reasons(report: dict, lift: float, npmi: float, gap: float) -> list[str]:
                            f"{dates['high']} claims give a full date against {granularity[dates['low']]['day']:.0%} "
                            f"of {dates['low']} (flag above a {gap:g} difference and {GAP_STANDARD_ERRORS:g} "
                            f"standard errors)")
+        reasons += audit_order.reasons(lang, result["record_order"], gap)
     return reasons
 
 
@@ -448,6 +456,10 @@ def summary_lines(report: dict) -> list[str]:
         if granularity:
             lines.append("    full dates among dated claims " +
                          ", ".join(f"{k} {v['day']:.0%} of {v['dated']}" for k, v in granularity.items()))
+        order = result["record_order"]["by_label"]
+        if order:
+            lines.append("    record order: AUROC of position " +
+                         ", ".join(f"{k} {v['auroc']:.2f}" for k, v in order.items()))
     lines += [f"  reason: {reason}" for reason in report["reasons"]]
     return lines
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from factforge.evaluation.labelled import ScenarioFiles
 from factforge.generators import positives
-from factforge.generators.fact_order import order_key
 from factforge.generators.facts import Fact
 from factforge.generators.leakage import inverse_predicates, removed_triples
 from factforge.generators.writers import _json as json_bytes, _sha256, write_staged
@@ -33,8 +32,9 @@ from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
 from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
+from .plan_key import plan_key
 from .records import answers_json, jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
@@ -80,22 +80,23 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     schema = load_schema(store, index, {i.fact.p for i in items})
     reference = ReferenceView(store, index, schema)
     destroys = _destroyer(store, index, options.leakage, {i.fact.p for i in items if i.truth})
-    made = plan(items, reference, options.shares, options.seed, options.count, destroys=destroys)
-    made, dated = _with_temporal(store, reference, items, made, options, destroys)
-    claims = _negate(made.claims, options, {i: "temporal" for i in dated})
+    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth})
+    made = plan(items, reference, options.shares, options.seed, options.count, destroys=destroys, key=key)
+    made, dated = _with_temporal(store, reference, items, made, options, destroys, key)
+    claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
     removed, kept_back = _removed(store, index, made, options.leakage)
     final = reference.without(removed)
     claims = [(_verified(final, c) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]), kind)
               for c, kind in claims]
     # the companions' search reads every claim subject's links: only worth it when some are conjoined
     found = conjunction.companions(final, [c.item.fact for c, _ in claims], options.seed) if options.conjunction else {}
-    joined = conjunction.choose(claims, options.conjunction, found, options.seed)
+    joined = conjunction.choose(claims, options.conjunction, found, key)
     claims = [(c, "conjunction" if c.item.id in joined else kind) for c, kind in claims]
     paths = {}
     if options.multi_hop:
         functional = multihop.functional_predicates(store, index)
         paths = multihop.hops(final, functional, [c for c, kind in claims if kind == "one-hop"], options.seed)
-    pathed = multihop.choose(claims, options.multi_hop, paths, options.seed)
+    pathed = multihop.choose(claims, options.multi_hop, paths, key)
     claims = [Claim(c, "conjunction", companion=found[(c.item.fact.s, c.item.fact.p)]) if kind == "conjunction" else
               Claim(c, "multi-hop", path=paths[c.item.id][0], path_evidence=paths[c.item.id][2]) if c.item.id in pathed else
               Claim(c, kind, dates=_span_dates(dated[c.item.id], c) if kind == "temporal" else None)
@@ -109,7 +110,7 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     if options.require_labels:
         _require(names, entities, options.langs)
     return write_staged(out_dir, lambda folder: _write(folder, store, source, options, made, claims, names,
-                                                       final.reference, kept_back, schema))
+                                                       final.reference, kept_back, schema, key))
 
 
 FLIP = {SUPPORTS: REFUTES, REFUTES: SUPPORTS, NEI: NEI}
@@ -137,7 +138,7 @@ class Claim:
         return self.base.evidence
 
 
-def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> list[tuple[Labelled, str]]:
+def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str], key: bytes) -> list[tuple[Labelled, str]]:
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
     evidence), so equal numbers from each keep the label counts and make "not" say nothing about
@@ -150,12 +151,12 @@ def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> 
     # subject's claims changes how often its labels agree
     held = {c.item.fact.s for c in claims if c.item.id in kinds}
     chosen = per_label_in_groups(Counter(c.label for c in claims), [c for c in claims if c.item.fact.s not in held],
-                                 options.negation, options.seed, "negation", lambda c: FLIP[c.label],
+                                 options.negation, key, "negation", lambda c: FLIP[c.label],
                                  lambda c: c.item.fact.s)
     return [(c, kinds.get(c.item.id, "negation" if c.item.id in chosen else "one-hop")) for c in claims]
 
 
-def _with_temporal(store, reference: ReferenceView, items: list[Item], made, options: Options, destroys):
+def _with_temporal(store, reference: ReferenceView, items: list[Item], made, options: Options, destroys, key: bytes):
     """The plan with its temporal claims, and the KB's spans of each by claim id. Date corruptions R
     refutes take the place of as many planned REFUTES claims (so the shares hold); a corruption of a
     true fact that leaves R for a NEI claim has nothing left to be refuted by, so is not used."""
@@ -180,12 +181,12 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
         got, evidence = temporal.label(reference, item.fact, spans.get(triple, []))
         if got == REFUTES:
             corruptions.append(Labelled(item, REFUTES, evidence))
-    chosen = temporal.choose(made.claims, list(said_with_dates.values()), corruptions, options.temporal, options.seed)
+    chosen = temporal.choose(made.claims, list(said_with_dates.values()), corruptions, options.temporal, key)
     # each corruption takes the place of a planned REFUTES claim of its own predicate, so every
     # predicate keeps its shares; one whose REFUTES claims are all taken gets no more corruptions
     planned = defaultdict(list)
     for c in sorted((c for c in made.claims if c.label == REFUTES),
-                    key=lambda c: keyed_rank(options.seed, "temporal/out", c.item.fact.triple)):
+                    key=lambda c: keyed_rank(key, "temporal/out", c.item.fact.triple)):
         planned[c.item.fact.p].append(c)
     taken = []
     for c in chosen[REFUTES]:
@@ -198,9 +199,8 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     uses = Counter(c.item.fact.p for c in taken)
     dropped = {c.item.id for predicate, n in uses.items() for c in planned[predicate][:n]}
     taking = {c.item.id: c for label in LABELS for c in chosen[label]}
-    key = order_key(options.seed)
-    claims = sorted([taking.get(c.item.id, c) for c in made.claims if c.item.id not in dropped] + chosen[REFUTES],
-                    key=lambda c: (key(c.item.fact), c.item.id))
+    claims = in_record_order([taking.get(c.item.id, c) for c in made.claims if c.item.id not in dropped]
+                             + chosen[REFUTES], options.seed)
     refuting = {c.item.id for c in chosen[REFUTES]}
     removed = [c.item.fact for c in claims if c.removed or (not c.item.truth and c.item.id not in refuting)]
     left_out = {**made.left_out, "false_in_kb": made.left_out["false_in_kb"] - m}
@@ -270,14 +270,14 @@ def _verified(final: ReferenceView, c: Labelled) -> Labelled:
 
 
 def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
-           schema) -> dict:
+           schema, key: bytes) -> dict:
     wanted = {t for c in claims for group in c.evidence for t in group}
     size, lines = write_dump(reference, folder / DUMP, wanted)
     missing = sorted(wanted - set(lines))
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
     allowed = granularities(c.base.item.fact for c in claims)
-    slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), options.seed)
+    slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), key)
     source_answers = source.answers or {}
     records, answers = [], {}
     evidence_ids = iter(range(1, 1 << 62))
@@ -315,7 +315,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     fingerprint = store.fingerprint()
     header = {"software": {"name": "factforge", "version": __version__}, "kb_fingerprint": fingerprint,
               "seed": options.seed, "scenario": source.manifest.get("scenario")}
-    (folder / "answers.json").write_bytes(answers_json(header, answers))
+    # the plan key in the answers only: whoever holds it can replay the label plan's orders (plan_key)
+    (folder / "answers.json").write_bytes(answers_json({**header, "plan_key": key.hex()}, answers))
     made_counts = Counter(r["label"] for r in records if r["lang"] == options.langs[0])
     predicates = sorted({c.base.item.fact.p for c in claims})
     manifest = {

@@ -41,6 +41,6 @@ def companions(final: ReferenceView, facts, seed: int) -> dict[tuple[str, str], 
     return found
 
 
-def choose(claims, share: float, found: dict, seed: int) -> set[str]:
-    """The ids of the plain claims (neither negated) to conjoin: as many of each label."""
-    return choose_plain(claims, share, seed, "conjunction", lambda c: (c.item.fact.s, c.item.fact.p) in found)
+def choose(claims, share: float, found: dict, key: bytes) -> set[str]:
+    """The ids of the plain claims (neither negated) to conjoin: as many of each label, in the plan key's order."""
+    return choose_plain(claims, share, key, "conjunction", lambda c: (c.item.fact.s, c.item.fact.p) in found)

@@ -23,10 +23,15 @@ take its evidence from is left out too (counted), so no predicate's plan depends
 Taking a true fact out of R can take a false fact's only evidence with it (an LCWA or re-paired
 false fact p(s, o') is refuted by the true p(s, o) of a functional p): that false fact is then NOT
 ENOUGH INFO, which is how NEI arises in R. So true facts leave R in a fixed order (those outside
-the KB first, then by a keyed hash of each fact, ``generators.fact_order``: never by label or
-popularity), and for each number k of true facts taken out, the false facts R still refutes are
+the KB first, then by a hash of each fact keyed by the plan key, ``plan_key``: never by label or
+popularity, and not by the seed alone, which a verifier knows: the first ones out are the NOT ENOUGH
+INFO ones), and for each number k of true facts taken out, the false facts R still refutes are
 known; the k closest to half the NEI claims that meets the shares is used, so NEI is made of true
-and false facts alike.
+and false facts alike. Which false facts, and which true facts still in R, the shares take follows
+the same order.
+
+The claims are listed in another order (``in_record_order``): a hash of each claim's fact keyed by
+the seed under its own purpose, which anyone may replay and which follows nothing the plan did.
 """
 from __future__ import annotations
 
@@ -35,7 +40,6 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from factforge.generators.fact_order import order_key
 from factforge.generators.facts import Fact
 
 from .contradictions import ReferenceView
@@ -75,15 +79,16 @@ class Plan:
     predicates_left_out: dict[str, dict] = field(default_factory=dict)  # its facts and why
 
 
-def per_label(counts, pools, share: float, seed: int, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
-    """The first m of each label's pool in the seeded order for ``purpose``, m the share of the
-    smallest label's count (or the smallest pool): as many claims of each label take a form, so the
-    form says nothing about the label."""
+def per_label(counts, pools, share: float, key: bytes, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
+    """The first m of each label's pool in the order ``key`` (the plan key) gives for ``purpose``, m the
+    share of the smallest label's count (or the smallest pool): as many claims of each label take a
+    form, so the form says nothing about the label. Pools of unequal size stop at unequal ranks, so in
+    an order a verifier could replay, a plain claim's rank would say which labels it cannot have."""
     m = min(int(share * min(counts[label] for label in LABELS) + 0.5), *(len(pools[label]) for label in LABELS))
-    return {label: sorted(pools[label], key=lambda c: keyed_rank(seed, purpose, rank(c)))[:m] for label in LABELS}
+    return {label: sorted(pools[label], key=lambda c: keyed_rank(key, purpose, rank(c)))[:m] for label in LABELS}
 
 
-def choose_plain(claims, share: float, seed: int, purpose: str, eligible) -> set[str]:
+def choose_plain(claims, share: float, key: bytes, purpose: str, eligible) -> set[str]:
     """The ids of plain claims ((claim, kind) with kind one-hop) that ``eligible`` accepts, to take
     the form ``purpose`` names: as many of each label."""
     if not share:
@@ -93,10 +98,10 @@ def choose_plain(claims, share: float, seed: int, purpose: str, eligible) -> set
         counts[c.label] += 1
         if kind == "one-hop" and eligible(c):
             pools[c.label].append(c)
-    return {c.item.id for chosen in per_label(counts, pools, share, seed, purpose).values() for c in chosen}
+    return {c.item.id for chosen in per_label(counts, pools, share, key, purpose).values() for c in chosen}
 
 
-def per_label_in_groups(counts, claims, share: float, seed: int, purpose: str, label_after, group) -> set[str]:
+def per_label_in_groups(counts, claims, share: float, key: bytes, purpose: str, label_after, group) -> set[str]:
     """The ids of claims to take the form ``purpose`` names, taken a whole ``group`` (e.g. every claim of
     a subject) at a time, with as many of each label after the form (``label_after``) and at most the
     share of the smallest label's count of each. A form that changes labels (negation) taken by one
@@ -105,7 +110,7 @@ def per_label_in_groups(counts, claims, share: float, seed: int, purpose: str, l
     groups: dict = {}
     for c in claims:
         groups.setdefault(group(c), []).append(c)
-    order = sorted(groups.items(), key=lambda kv: keyed_rank(seed, purpose, (kv[0], "", "")))
+    order = sorted(groups.items(), key=lambda kv: keyed_rank(key, purpose, (kv[0], "", "")))
     cap = int(share * min(counts[label] for label in LABELS) + 0.5)
     while cap:
         taken, got = [], dict.fromkeys(LABELS, 0)
@@ -144,7 +149,7 @@ def counts_for(total: int, shares) -> dict[str, int]:
 
 
 def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: int | None = None,
-         destroys=None) -> Plan:
+         destroys=None, *, key: bytes) -> Plan:
     """The claims of ``items`` with the ``shares`` met within each predicate (up to rounding): a set whose
     predicates had different label mixes let the predicate's words tell the label (FactBench's
     starring, which R cannot contradict, gave no REFUTES while the functional relations gave many).
@@ -153,10 +158,10 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     over the predicates in proportion to how many each can make.
 
     ``destroys(true_fact, triple)``: does taking the true fact out of R (at the leakage level)
-    remove the triple? Default: only the fact's own triple."""
+    remove the triple? Default: only the fact's own triple. ``key``: the plan key (``plan_key``), which
+    orders every choice; ``seed`` orders the claims as listed (``in_record_order``)."""
     destroys = destroys or (lambda fact, triple: fact.triple == triple)
-    key = order_key(seed)
-    ordered = sorted(items, key=lambda i: key(i.fact))
+    ordered = sorted(items, key=lambda i: (keyed_rank(key, "take-out", fact_fields(i.fact)), i.id))
     reference.load_types(e for i in items for e in i.fact.pair)  # one query a batch, not one a fact
     left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0, "false_of_a_predicate_without_true_facts": 0,
                 "false_beyond_one_per_subject": 0, "false_refuted_through_another_predicates_fact": 0}
@@ -204,13 +209,26 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         made = groups[predicate].claims(k, want, destroys)
         claims += made
         by_predicate[predicate] = {"labels": {label: want[label] for label in LABELS}, "pools": groups[predicate].sizes}
-    claims.sort(key=lambda c: key(c.item.fact))
+    claims = in_record_order(claims, seed)
     removed = [c.item.fact for c in claims if c.removed or not c.item.truth]
     sizes = {name: sum(g.sizes[name] for g in groups.values()) for name in _SIZES}
     return Plan(claims, removed, left_out, sizes, by_predicate, refused)
 
 
 _SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")
+
+
+def in_record_order(claims: list[Labelled], seed: int) -> list[Labelled]:
+    """The claims in the order claims.jsonl lists them: a hash of each claim's fact keyed by the seed
+    under a purpose of its own. Anyone may replay it from the facts, and it follows no choice of the
+    plan (those are keyed by the plan key), so a claim's place says nothing about its label."""
+    return sorted(claims, key=lambda c: (keyed_rank(seed, "record-order", fact_fields(c.item.fact)), c.item.id))
+
+
+def fact_fields(fact: Fact) -> tuple[str, ...]:
+    """What a keyed rank of a fact hashes: its triple and dates (a date corruption has its true fact's
+    triple: its dates tell them apart)."""
+    return (*fact.triple, fact.start or "", fact.end or "")
 
 
 @dataclass

@@ -64,6 +64,6 @@ def hops(final: ReferenceView, functional: set[str], claims, seed: int) -> dict[
     return found
 
 
-def choose(claims, share: float, found: dict, seed: int) -> set[str]:
-    """The ids of the plain claims to say as paths: as many of each label."""
-    return choose_plain(claims, share, seed, "multi-hop", lambda c: c.item.id in found)
+def choose(claims, share: float, found: dict, key: bytes) -> set[str]:
+    """The ids of the plain claims to say as paths: as many of each label, in the plan key's order."""
+    return choose_plain(claims, share, key, "multi-hop", lambda c: c.item.id in found)

@@ -23,7 +23,7 @@ from factforge.sparql.profiles import batched
 from factforge.sparql.terms import PREFIXES, iri
 
 from .dates import _ISO
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Labelled, per_label
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Labelled, fact_fields, per_label
 
 Triple = tuple[str, str, str]
 RDF = PREFIXES["rdf"]
@@ -91,7 +91,7 @@ def label(reference, fact, spans: list[Span]) -> tuple[str, list[list[Triple]]]:
 
 
 def choose(planned: list[Labelled], eligible: list[Labelled], corruptions: list[Labelled], share: float,
-           seed: int) -> dict[str, list[Labelled]]:
+           key: bytes) -> dict[str, list[Labelled]]:
     """The temporal claims, by label: m of each, m the share of the smallest label's count among the
     ``planned`` claims (or as many as the pools give). ``eligible``: planned SUPPORTS and NEI claims of
     dated facts, labelled as temporal claims (SUPPORTS ones with R's matching dates as evidence);
@@ -103,9 +103,4 @@ def choose(planned: list[Labelled], eligible: list[Labelled], corruptions: list[
     pools = defaultdict(list, {REFUTES: list(corruptions)})
     for c in eligible:
         pools[c.label].append(c)
-    return per_label(counts, pools, share, seed, "temporal", rank=_with_dates)
-
-
-def _with_dates(c: Labelled) -> tuple[str, ...]:
-    """A date corruption has its true fact's triple: its dates tell them apart in the order."""
-    return (*c.item.fact.triple, c.item.fact.start or "", c.item.fact.end or "")
+    return per_label(counts, pools, share, key, "temporal", rank=lambda c: fact_fields(c.item.fact))

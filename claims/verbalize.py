@@ -74,24 +74,25 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
                 {"subject": s_source, "object": o_source}, granularity)
 
 
-def template_slots(keyed_labels, seed: int) -> dict[tuple[str, str], int]:
+def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:
     """A template slot for each (subject, predicate) of ``keyed_labels`` ((subject, predicate), label)
-    pairs: dealt in a seeded order among the subjects whose claims of the predicate have the same
-    labels. A subject's true and false facts give a SUPPORTS and a REFUTES claim or two NOT ENOUGH INFO
+    pairs: dealt in an order keyed by ``key`` (the plan key: the deal follows the labels, so an order a
+    verifier could replay would let the templates tell them) among the subjects whose claims of the
+    predicate have the same labels. A subject's true and false facts give a SUPPORTS and a REFUTES claim or two NOT ENOUGH INFO
     ones, so a hash per subject gives each label a template mix drawn from a third of the subjects,
     which can differ by chance enough to tell NOT ENOUGH INFO apart; dealt, every label has each
     template as often, up to one subject per set of labels."""
     labels: dict[tuple[str, str], list[str]] = {}
-    for key, label in keyed_labels:
-        labels.setdefault(key, []).append(label)
+    for pair, label in keyed_labels:
+        labels.setdefault(pair, []).append(label)
     groups: dict[tuple, list] = {}
-    for key, found in labels.items():
-        groups.setdefault((key[1], *sorted(found)), []).append(key)
+    for pair, found in labels.items():
+        groups.setdefault((pair[1], *sorted(found)), []).append(pair)
     slots = {}
     for group, members in sorted(groups.items()):
-        start = keyed_index(seed, "template-deal", "\n".join(group), "", 1 << 30)
-        for place, key in enumerate(sorted(members, key=lambda k: keyed_rank(seed, "template-deal", (*k, "")))):
-            slots[key] = start + place
+        start = keyed_index(key, "template-deal", "\n".join(group), "", 1 << 30)
+        for place, member in enumerate(sorted(members, key=lambda k: keyed_rank(key, "template-deal", (*k, "")))):
+            slots[member] = start + place
     return slots
 
 

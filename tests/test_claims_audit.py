@@ -237,3 +237,33 @@ def test_flags_claims_of_one_subject_that_share_a_label(tmp_path):
     assert subjects["same_label"] == 1.0 and subjects["pairs"] == 150
     assert any("pairs of claims of one subject share a label" in reason for reason in report["reasons"])
     assert "skipped" in audit_file(path)["languages"]["en"]["subjects"]  # no answers: no subjects
+
+
+def test_flags_a_file_sorted_by_label_and_passes_it_shuffled(tmp_path):
+    """Claims listed by label (what listing them in the label plan's order came close to: most NOT ENOUGH
+    INFO claims first) are flagged by the record-order check, whatever their words; the same claims
+    shuffled pass it."""
+    rows = records(claims())
+    ordered = sorted(rows, key=lambda row: LABELS.index(row["label"]))
+    report = audit_file(write_jsonl(tmp_path / "sorted.jsonl", ordered))
+    order = report["languages"]["en"]["record_order"]
+    assert order["by_label"][SUPPORTS]["auroc"] == 0.0 and order["by_label"][NEI]["auroc"] == 1.0
+    assert any("record order" in reason and NEI in reason for reason in report["reasons"]), report["reasons"]
+    assert report["thresholds"]["record_order"]
+    random.Random(0).shuffle(ordered)
+    shuffled = audit_file(write_jsonl(tmp_path / "shuffled.jsonl", ordered))
+    assert not any("record order" in reason for reason in shuffled["reasons"]), shuffled["reasons"]
+    assert not shuffled["flagged"], shuffled["reasons"]
+    for row in shuffled["languages"]["en"]["record_order"]["by_label"].values():
+        assert abs(row["auroc"] - 0.5) <= 3 * row["standard_error"]
+
+
+def test_the_record_order_check_is_per_language(tmp_path):
+    """Records grouped by language (as ours are) are not a record-order leak: each language is checked
+    on its own positions."""
+    rows = records(claims(n=150))
+    random.Random(1).shuffle(rows)
+    both = rows + [{**row, "id": row["id"] + "de", "lang": "de"} for row in rows]
+    report = audit_file(write_jsonl(tmp_path / "two.jsonl", both))
+    assert not any("record order" in reason for reason in report["reasons"]), report["reasons"]
+    assert report["languages"]["en"]["record_order"] == report["languages"]["de"]["record_order"]

@@ -205,12 +205,12 @@ def test_answers_are_one_json_object_with_one_claim_a_line(store, tmp_path):
     out = make(store, tmp_path / "c", count=9, negation=1.0)
     text = (out / "answers.json").read_text(encoding="utf-8")
     data = json.loads(text)
-    assert list(data) == ["answers", "kb_fingerprint", "scenario", "seed", "software"]
+    assert list(data) == ["answers", "kb_fingerprint", "plan_key", "scenario", "seed", "software"]
     assert data["kb_fingerprint"] == store.fingerprint() and data["seed"] == 0
     ids = [str(c["id"]) for c in read(out)[1]]
     assert list(data["answers"]) == ids and len(ids) == 9
     lines = text.splitlines()
-    assert lines[0] == '{"answers": {' and len(lines) == len(ids) + 6
+    assert lines[0] == '{"answers": {' and len(lines) == len(ids) + 7
     for number, line in zip(ids, lines[1:]):
         assert json.loads("{" + line.rstrip(",") + "}") == {number: data["answers"][number]}
 

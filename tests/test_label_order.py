@@ -158,3 +158,22 @@ def test_the_order_is_keyed_by_the_seed(scenarios):
     here = fact_order(facts, scenario.spec.seed)
     assert fact_order(facts, scenario.spec.seed + 1) != here
     assert fact_order(list(reversed(facts)), scenario.spec.seed) == here
+
+
+def test_the_public_fact_hash_predicts_neither_label_nor_split(scenarios):
+    """Which true facts become test facts (and leave R) or train facts, and which false facts are made,
+    is drawn without the public order (``fact_order``: keyed by the seed, which a system under test
+    knows); only the published order follows it. Ranked by that order over both splits, neither the
+    label nor the split of a fact is told."""
+    labels, splits, label_rank, split_rank = [], [], [], []
+    for _, scenario in scenarios:
+        ordered = fact_order([i.fact for i in scenario.facts], scenario.spec.seed)
+        rank = {fact: k / len(ordered) for k, fact in enumerate(ordered)}
+        labels += [i.label for i in scenario.facts]
+        label_rank += [rank[i.fact] for i in scenario.facts]
+        if scenario.train:
+            splits += [i.split == "test" for i in scenario.facts]
+            split_rank += [rank[i.fact] for i in scenario.facts]
+    assert len(labels) >= 2000 and len(splits) >= 1500
+    for what, truth, score in (("label", labels, label_rank), ("split", splits, split_rank)):
+        assert abs(auroc(truth, score) - 0.5) <= TOLERANCE, f"the public fact order tells the {what}"

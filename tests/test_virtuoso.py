@@ -133,6 +133,22 @@ def test_profile_and_scenario_equal_the_embedded_ones(virtuoso, cli_store, tmp_p
         (tmp_path / "embedded" / "reference.nt").read_bytes().splitlines(keepends=True)
 
 
+def test_claims_equal_the_embedded_ones(virtuoso, cli_store, tmp_path):
+    """Claims through Virtuoso (with --endpoint-copy) are the embedded store's, byte for byte: their
+    plan key (answers.json) is made of the KB's facts, which are the same through every backend, not
+    of its fingerprint, which is not."""
+    fingerprint = factforge("fingerprint", "--store", cli_store).stdout.strip()
+    remote = ["--endpoint", virtuoso.url, *GRAPH_FLAGS, "--endpoint-fingerprint", fingerprint, "--endpoint-copy"]
+    scenario = tmp_path / "scenario"
+    factforge("generate", "--predicate", "dbo:deathPlace", "--size", "100", "--ambiguous", "random_walk",
+              "--seed", "3", "--store", cli_store, "--out", scenario)
+    factforge("claims", scenario, "--store", cli_store, "--out", tmp_path / "embedded")
+    factforge("claims", scenario, *remote, "--out", tmp_path / "virtuoso")
+    for name in ("claims.jsonl", "answers.json", "reference.sorted.nt", "manifest.json"):
+        assert (tmp_path / "embedded" / name).read_bytes() == (tmp_path / "virtuoso" / name).read_bytes(), name
+    assert json.loads((tmp_path / "virtuoso" / "answers.json").read_text(encoding="utf-8"))["plan_key"]
+
+
 def test_the_default_graph_of_virtuoso_is_refused(virtuoso):
     """Its default graph holds virtrdf# and other system graphs: refused, naming --graph."""
     result = factforge("profile", "--endpoint", virtuoso.url, check=False)
