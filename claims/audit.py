@@ -24,7 +24,9 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
   remembers a subject's label from training gains the difference);
 * **negation**: the share of claims with a negation cue, per label;
 * **dates**: per label, the share of claims that give a date, and of those, the shares that give a day,
-  a month or a year only.
+  a month or a year only;
+* **kinds**: within each predicate, whether a claim's kind (negation, conjunction, ...) goes with its
+  label (``audit_kinds``), when the answers or the records name each claim's predicate and kind.
 
 Flags (each stated in the report's ``thresholds``):
 
@@ -37,7 +39,9 @@ Flags (each stated in the report's ``thresholds``):
   and three standard errors;
 * the negation-cue share, or the day-level share of dated claims, differs between two labels by more
   than ``gap_threshold`` (0.1) and by more than three standard errors of that difference (so a
-  handful of claims cannot trip it).
+  handful of claims cannot trip it);
+* kind and label are not independent within predicates: a chi-square test's p-value below
+  ``audit_kinds.P_VALUE`` (0.001).
 
 The same claims, answers and seed give the same report.
 """
@@ -50,7 +54,7 @@ import numpy as np
 
 from factforge.evaluation.features import npmi_counts
 
-from . import audit_text
+from . import audit_kinds, audit_text
 from .errors import ClaimsError
 from .fever_io import LABELS, Claim, read_answers, read_claims
 
@@ -80,7 +84,8 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
         "kind": "claims", "flagged": False, "reasons": [],
         "thresholds": {"lift": lift_threshold, "npmi": npmi_threshold,
                        "npmi_min_claims": f"max({MIN_CLAIMS}, {MIN_CLAIMS_SHARE:.1%} of a language's claims)",
-                       "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS},
+                       "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS,
+                       "kinds_p_value": audit_kinds.P_VALUE},
         "seed": seed, "folds": FOLDS,
         "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
                        "fold is fit without the claims that share a rarely named entity with its held-out ones",
@@ -113,6 +118,7 @@ def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int) ->
     result["subjects"] = _subject_agreement(claims, answers)
     result["negation"] = _negation(claims, tokens, lang)
     result["dates"] = _dates(claims, lang)
+    result["kinds"] = audit_kinds.kinds_by_predicate(claims, LABELS, lambda c, name: _answer(c, answers, name))
     return result
 
 
@@ -404,6 +410,9 @@ def _reasons(report: dict, lift: float, npmi: float, gap: float) -> list[str]:
                            f"{dates['high']} claims give a full date against {granularity[dates['low']]['day']:.0%} "
                            f"of {dates['low']} (flag above a {gap:g} difference and {GAP_STANDARD_ERRORS:g} "
                            f"standard errors)")
+        kinds = audit_kinds.reason(lang, result.get("kinds", {}))
+        if kinds:
+            reasons.append(kinds)
     return reasons
 
 
@@ -448,6 +457,10 @@ def summary_lines(report: dict) -> list[str]:
         if granularity:
             lines.append("    full dates among dated claims " +
                          ", ".join(f"{k} {v['day']:.0%} of {v['dated']}" for k, v in granularity.items()))
+        kinds = result.get("kinds", {})
+        if "p_value" in kinds:
+            lines.append(f"    kinds against labels within predicates: chi-square {kinds['chi2']:.1f} on "
+                         f"{kinds['degrees_of_freedom']} degrees of freedom, p {kinds['p_value']:.2g}")
     lines += [f"  reason: {reason}" for reason in report["reasons"]]
     return lines
 
