@@ -140,8 +140,8 @@ class Claim:
 def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> list[tuple[Labelled, str]]:
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
-    evidence), so equal numbers from each keep the label counts and make "not" say nothing about
-    the label. All the claims of a subject are negated or none (``per_label_in_groups``): the
+    evidence), so equal numbers from each (within each predicate) keep the label counts and make
+    "not" say nothing about the label, even beside the predicate's words. All the claims of a subject are negated or none (``per_label_in_groups``): the
     SUPPORTS and REFUTES claims of a subject's true and false fact stay of opposite labels.
     ``kinds``: claims already of another kind (temporal), never negated."""
     if not options.negation:
@@ -149,7 +149,10 @@ def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> 
     # a subject with a claim of another kind keeps all its claims plain: negating only some of a
     # subject's claims changes how often its labels agree
     held = {c.item.fact.s for c in claims if c.item.id in kinds}
-    chosen = per_label_in_groups(Counter(c.label for c in claims), [c for c in claims if c.item.fact.s not in held],
+    counts = defaultdict(Counter)
+    for c in claims:
+        counts[c.item.fact.p][c.label] += 1
+    chosen = per_label_in_groups(counts, [c for c in claims if c.item.fact.s not in held],
                                  options.negation, options.seed, "negation", lambda c: FLIP[c.label],
                                  lambda c: c.item.fact.s)
     return [(c, kinds.get(c.item.id, "negation" if c.item.id in chosen else "one-hop")) for c in claims]
@@ -194,8 +197,8 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     m = len(taken)
     if not m:
         return made, {}
-    chosen = {SUPPORTS: chosen[SUPPORTS][:m], REFUTES: taken, NEI: chosen[NEI][:m]}
     uses = Counter(c.item.fact.p for c in taken)
+    chosen = {SUPPORTS: _first_of_each(chosen[SUPPORTS], uses), REFUTES: taken, NEI: _first_of_each(chosen[NEI], uses)}
     dropped = {c.item.id for predicate, n in uses.items() for c in planned[predicate][:n]}
     taking = {c.item.id: c for label in LABELS for c in chosen[label]}
     key = order_key(options.seed)
@@ -206,6 +209,18 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     left_out = {**made.left_out, "false_in_kb": made.left_out["false_in_kb"] - m}
     pools = {**made.pools, "date_corruptions_refuted": len(corruptions)}
     return replace(made, claims=claims, removed_facts=removed, left_out=left_out, pools=pools), {i: spans.get(c.item.fact.triple, []) for i, c in taking.items()}
+
+
+def _first_of_each(claims: list[Labelled], wanted: Counter) -> list[Labelled]:
+    """The first ``wanted[p]`` claims of each predicate p: a predicate's temporal claims of each label
+    as many as its date corruptions taken."""
+    seen = Counter()
+    kept = []
+    for c in claims:
+        seen[c.item.fact.p] += 1
+        if seen[c.item.fact.p] <= wanted[c.item.fact.p]:
+            kept.append(c)
+    return kept
 
 
 def _verified_temporal(final: ReferenceView, c: Labelled, spans) -> Labelled:
