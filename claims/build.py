@@ -33,7 +33,7 @@ from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
 from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
+from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .records import answers_json, jsonl, record
 from .reference_dump import DUMP, write_dump
@@ -46,7 +46,7 @@ KINDS = ("one-hop", "negation", "conjunction", "temporal", "multi-hop")
 @dataclass
 class Options:
     langs: list[str]
-    shares: tuple
+    shares: tuple | str  # S, R, N, or labelling.AUTO
     seed: int = 0
     count: int | None = None
     negation: float = 0.0
@@ -339,7 +339,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "claims": {"per_language": len(claims), "total": len(records),
                    "labels": {label: made_counts.get(label, 0) for label in (SUPPORTS, REFUTES, NEI)},
                    "kinds": {kind: sum(c.kind == kind for c in claims) for kind in KINDS}},
-        "shares": {"asked": [str(s) for s in options.shares], "count_asked": options.count,
+        "shares": {"asked": [AUTO] if options.shares == AUTO else [str(s) for s in options.shares],
+                   "used": [str(s) for s in made.shares], "count_asked": options.count,
                    "made": {label: sum(p["labels"][label] for p in made.per_predicate.values()) for label in LABELS},
                    "per_predicate": made.per_predicate, "predicates_left_out": made.predicates_left_out},
         "negation": {"share": options.negation, "per_label": sum(c.kind == "negation" for c in claims) // 3},

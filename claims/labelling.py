@@ -45,6 +45,11 @@ from .keyed import keyed_rank
 
 SUPPORTS, REFUTES, NEI = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (SUPPORTS, REFUTES, NEI)
+#: shares chosen from the facts: a third each when R refutes some of their false facts, else half
+#: SUPPORTS and half NOT ENOUGH INFO (``resolved_shares``)
+AUTO = "auto"
+THIRDS = (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))
+HALVES = (Fraction(1, 2), Fraction(0), Fraction(1, 2))
 
 
 class SharesError(ClaimsError):
@@ -74,6 +79,7 @@ class Plan:
     pools: dict[str, int] = field(default_factory=dict)
     per_predicate: dict[str, dict] = field(default_factory=dict)       # its claims per label and pools
     predicates_left_out: dict[str, dict] = field(default_factory=dict)  # its facts and why
+    shares: tuple = THIRDS                                              # the shares met (``auto`` resolved)
 
 
 def per_label(counts, pools, share: float, seed: int, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
@@ -221,6 +227,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         group.false_items = kept
     for group in groups.values():
         group.settle(destroys)
+    shares = resolved_shares(groups, shares)
     planned, refused = _totals(groups, shares, count)
     claims, removed, by_predicate = [], [], {}
     for predicate, (k, want) in planned.items():
@@ -230,7 +237,17 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     claims.sort(key=lambda c: key(c.item.fact))
     removed = [c.item.fact for c in claims if c.removed or not c.item.truth]
     sizes = {name: sum(g.sizes[name] for g in groups.values()) for name in _SIZES}
-    return Plan(claims, removed, left_out, sizes, by_predicate, refused)
+    return Plan(claims, removed, left_out, sizes, by_predicate, refused, shares)
+
+
+def resolved_shares(groups: dict, shares):
+    """``shares``, or for ``AUTO`` a third each when R refutes a false fact of some predicate, else half
+    SUPPORTS and half NOT ENOUGH INFO: a first try on a predicate R cannot contradict (DBpedia's
+    birthPlace: not functional, no disjoint types) makes a set instead of an error. Given shares are
+    met or refused as given."""
+    if shares != AUTO:
+        return shares
+    return THIRDS if any(group.sizes["false_refuted_by_kb"] for group in groups.values()) else HALVES
 
 
 _SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")
