@@ -141,8 +141,9 @@ def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str]) -> 
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
     evidence), so equal numbers from each (within each predicate) keep the label counts and make
-    "not" say nothing about the label, even beside the predicate's words. All the claims of a subject are negated or none (``per_label_in_groups``): the
-    SUPPORTS and REFUTES claims of a subject's true and false fact stay of opposite labels.
+    "not" say nothing about the label, even beside the predicate's words. All the claims of a subject
+    are negated or none (``per_label_in_groups``): the SUPPORTS and REFUTES claims of a subject's true
+    and false fact stay of opposite labels.
     ``kinds``: claims already of another kind (temporal), never negated."""
     if not options.negation:
         return [(c, kinds.get(c.item.id, "one-hop")) for c in claims]
