@@ -291,3 +291,15 @@ def test_german_path_phrases_take_the_case_their_place_in_the_template_asks(p, q
     got = say(Fact(EX + "anna", DBO + p, EX + "m"), "de", names, seed=0, negated=negated, allowed=(),
               hop=(DBO + q, EX + "rome"), slot=slot)
     assert got.text == said
+
+
+def test_a_case_mark_or_a_path_form_that_is_not_a_case_is_refused_naming_the_entry():
+    from factforge.claims.templates import TemplateFileError, _forms, _templates
+
+    entry = {"id": "x.1", "text": "von {s:dativ} ist {o}", "negated": "von {s:dat} ist nicht {o}"}
+    with pytest.raises(TemplateFileError, match=r"de.json: x.1: text: a case of \{s:...\} is one of nom, acc, dat, gen"):
+        _templates("de.json", "x", [entry], ("s", "o"))
+    made = _templates("de.json", "x", [dict(entry, text="von {s:dat} ist {o}")], ("s", "o"))[0]
+    assert (made.text, made.subject_case(False), made.subject_case(True)) == ("von {s} ist {o}", "dat", "dat")
+    with pytest.raises(TemplateFileError, match="paths: dbo:x: a phrase is a string or an object of its forms by case"):
+        _forms("de.json", "dbo:x", {"dat": "{g} größter Stadt"})  # no nominative
