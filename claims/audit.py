@@ -27,6 +27,8 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
   a month or a year only;
 * **record_order**: per label, the AUROC of a claim's position in the file for that label against the
   rest (``audit_order``).
+* **kinds**: within each predicate, whether a claim's kind (negation, conjunction, ...) goes with its
+  label (``audit_kinds``), when the answers or the records name each claim's predicate and kind.
 
 Flags (each stated in the report's ``thresholds``):
 
@@ -42,6 +44,8 @@ Flags (each stated in the report's ``thresholds``):
   handful of claims cannot trip it);
 * a label's record-order AUROC differs from 0.5 by more than ``gap_threshold`` and three standard
   errors.
+* kind and label are not independent within predicates: a chi-square test's p-value below
+  ``audit_kinds.P_VALUE`` (0.001).
 
 The same claims, answers and seed give the same report.
 """
@@ -54,7 +58,7 @@ import numpy as np
 
 from factforge.evaluation.features import npmi_counts
 
-from . import audit_order, audit_text
+from . import audit_kinds, audit_order, audit_text
 from .errors import ClaimsError
 from .fever_io import LABELS, Claim, read_answers, read_claims
 
@@ -86,7 +90,8 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
                        "npmi_min_claims": f"max({MIN_CLAIMS}, {MIN_CLAIMS_SHARE:.1%} of a language's claims)",
                        "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS,
                        "record_order": f"|AUROC of position - 0.5| above the gap and "
-                                       f"{audit_order.STANDARD_ERRORS:g} standard errors"},
+                                       f"{audit_order.STANDARD_ERRORS:g} standard errors",
+                       "kinds_p_value": audit_kinds.P_VALUE},
         "seed": seed, "folds": FOLDS,
         "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
                        "fold is fit without the claims that share a rarely named entity with its held-out ones",
@@ -120,6 +125,7 @@ def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int) ->
     result["negation"] = _negation(claims, tokens, lang)
     result["dates"] = _dates(claims, lang)
     result["record_order"] = audit_order.record_order(claims)
+    result["kinds"] = audit_kinds.kinds_by_predicate(claims, LABELS, lambda c, name: _answer(c, answers, name))
     return result
 
 
@@ -412,6 +418,9 @@ def _reasons(report: dict, lift: float, npmi: float, gap: float) -> list[str]:
                            f"of {dates['low']} (flag above a {gap:g} difference and {GAP_STANDARD_ERRORS:g} "
                            f"standard errors)")
         reasons += audit_order.reasons(lang, result["record_order"], gap)
+        kinds = audit_kinds.reason(lang, result.get("kinds", {}))
+        if kinds:
+            reasons.append(kinds)
     return reasons
 
 
@@ -460,6 +469,10 @@ def summary_lines(report: dict) -> list[str]:
         if order:
             lines.append("    record order: AUROC of position " +
                          ", ".join(f"{k} {v['auroc']:.2f}" for k, v in order.items()))
+        kinds = result.get("kinds", {})
+        if "p_value" in kinds:
+            lines.append(f"    kinds against labels within predicates: chi-square {kinds['chi2']:.1f} on "
+                         f"{kinds['degrees_of_freedom']} degrees of freedom, p {kinds['p_value']:.2g}")
     lines += [f"  reason: {reason}" for reason in report["reasons"]]
     return lines
 

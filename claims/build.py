@@ -32,7 +32,7 @@ from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
 from .fever_io import read_answers, read_claims
 from .keyed import keyed_rank
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
+from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .plan_key import plan_key
 from .records import answers_json, jsonl, record
@@ -46,7 +46,7 @@ KINDS = ("one-hop", "negation", "conjunction", "temporal", "multi-hop")
 @dataclass
 class Options:
     langs: list[str]
-    shares: tuple
+    shares: tuple | str  # S, R, N, or labelling.AUTO
     seed: int = 0
     count: int | None = None
     negation: float = 0.0
@@ -141,16 +141,20 @@ class Claim:
 def _negate(claims: list[Labelled], options: Options, kinds: dict[str, str], key: bytes) -> list[tuple[Labelled, str]]:
     """(claim, kind): negated claims in symmetric sets, as many of each final label. A negated
     SUPPORTS fact is a REFUTES claim and a negated REFUTES fact a SUPPORTS one (with the same
-    evidence), so equal numbers from each keep the label counts and make "not" say nothing about
-    the label. All the claims of a subject are negated or none (``per_label_in_groups``): the
-    SUPPORTS and REFUTES claims of a subject's true and false fact stay of opposite labels.
+    evidence), so equal numbers from each (within each predicate) keep the label counts and make
+    "not" say nothing about the label, even beside the predicate's words. All the claims of a subject
+    are negated or none (``per_label_in_groups``): the SUPPORTS and REFUTES claims of a subject's true
+    and false fact stay of opposite labels.
     ``kinds``: claims already of another kind (temporal), never negated."""
     if not options.negation:
         return [(c, kinds.get(c.item.id, "one-hop")) for c in claims]
     # a subject with a claim of another kind keeps all its claims plain: negating only some of a
     # subject's claims changes how often its labels agree
     held = {c.item.fact.s for c in claims if c.item.id in kinds}
-    chosen = per_label_in_groups(Counter(c.label for c in claims), [c for c in claims if c.item.fact.s not in held],
+    counts = defaultdict(Counter)
+    for c in claims:
+        counts[c.item.fact.p][c.label] += 1
+    chosen = per_label_in_groups(counts, [c for c in claims if c.item.fact.s not in held],
                                  options.negation, key, "negation", lambda c: FLIP[c.label],
                                  lambda c: c.item.fact.s)
     return [(c, kinds.get(c.item.id, "negation" if c.item.id in chosen else "one-hop")) for c in claims]
@@ -195,8 +199,8 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     m = len(taken)
     if not m:
         return made, {}
-    chosen = {SUPPORTS: chosen[SUPPORTS][:m], REFUTES: taken, NEI: chosen[NEI][:m]}
     uses = Counter(c.item.fact.p for c in taken)
+    chosen = {SUPPORTS: _first_of_each(chosen[SUPPORTS], uses), REFUTES: taken, NEI: _first_of_each(chosen[NEI], uses)}
     dropped = {c.item.id for predicate, n in uses.items() for c in planned[predicate][:n]}
     taking = {c.item.id: c for label in LABELS for c in chosen[label]}
     claims = in_record_order([taking.get(c.item.id, c) for c in made.claims if c.item.id not in dropped]
@@ -206,6 +210,18 @@ def _with_temporal(store, reference: ReferenceView, items: list[Item], made, opt
     left_out = {**made.left_out, "false_in_kb": made.left_out["false_in_kb"] - m}
     pools = {**made.pools, "date_corruptions_refuted": len(corruptions)}
     return replace(made, claims=claims, removed_facts=removed, left_out=left_out, pools=pools), {i: spans.get(c.item.fact.triple, []) for i, c in taking.items()}
+
+
+def _first_of_each(claims: list[Labelled], wanted: Counter) -> list[Labelled]:
+    """The first ``wanted[p]`` claims of each predicate p: a predicate's temporal claims of each label
+    as many as its date corruptions taken."""
+    seen = Counter()
+    kept = []
+    for c in claims:
+        seen[c.item.fact.p] += 1
+        if seen[c.item.fact.p] <= wanted[c.item.fact.p]:
+            kept.append(c)
+    return kept
 
 
 def _verified_temporal(final: ReferenceView, c: Labelled, spans) -> Labelled:
@@ -325,7 +341,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "claims": {"per_language": len(claims), "total": len(records),
                    "labels": {label: made_counts.get(label, 0) for label in (SUPPORTS, REFUTES, NEI)},
                    "kinds": {kind: sum(c.kind == kind for c in claims) for kind in KINDS}},
-        "shares": {"asked": [str(s) for s in options.shares], "count_asked": options.count,
+        "shares": {"asked": [AUTO] if options.shares == AUTO else [str(s) for s in options.shares],
+                   "used": [str(s) for s in made.shares], "count_asked": options.count,
                    "made": {label: sum(p["labels"][label] for p in made.per_predicate.values()) for label in LABELS},
                    "per_predicate": made.per_predicate, "predicates_left_out": made.predicates_left_out},
         "negation": {"share": options.negation, "per_label": sum(c.kind == "negation" for c in claims) // 3},

@@ -5,7 +5,8 @@ input fact of that subject points at (so what leaves R around the claims' facts 
 chosen by a keyed hash of (subject, predicate): the same for a true and a false fact of a subject.
 A conjunction with a companion R holds has its fact's label: SUPPORTS with both triples as one
 evidence set, REFUTES with the fact's contradiction, NOT ENOUGH INFO otherwise. As for negation,
-the same number of conjunctions is made of each label, so "and" says nothing about the label.
+the same number of conjunctions is made of each label within each predicate, so "and" says nothing
+about the label.
 """
 from __future__ import annotations
 
@@ -42,5 +43,5 @@ def companions(final: ReferenceView, facts, seed: int) -> dict[tuple[str, str], 
 
 
 def choose(claims, share: float, found: dict, key: bytes) -> set[str]:
-    """The ids of the plain claims (neither negated) to conjoin: as many of each label, in the plan key's order."""
+    """The ids of the plain claims (neither negated) to conjoin: as many of each label in each predicate."""
     return choose_plain(claims, share, key, "conjunction", lambda c: (c.item.fact.s, c.item.fact.p) in found)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -48,6 +49,11 @@ from .keyed import keyed_rank
 
 SUPPORTS, REFUTES, NEI = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (SUPPORTS, REFUTES, NEI)
+#: shares chosen from the facts: a third each when R refutes some of their false facts, else half
+#: SUPPORTS and half NOT ENOUGH INFO (``resolved_shares``)
+AUTO = "auto"
+THIRDS = (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))
+HALVES = (Fraction(1, 2), Fraction(0), Fraction(1, 2))
 
 
 class SharesError(ClaimsError):
@@ -77,6 +83,7 @@ class Plan:
     pools: dict[str, int] = field(default_factory=dict)
     per_predicate: dict[str, dict] = field(default_factory=dict)       # its claims per label and pools
     predicates_left_out: dict[str, dict] = field(default_factory=dict)  # its facts and why
+    shares: tuple = THIRDS                                              # the shares met (``auto`` resolved)
 
 
 def per_label(counts, pools, share: float, key: bytes, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
@@ -88,41 +95,63 @@ def per_label(counts, pools, share: float, key: bytes, purpose: str, rank=lambda
     return {label: sorted(pools[label], key=lambda c: keyed_rank(key, purpose, rank(c)))[:m] for label in LABELS}
 
 
+def per_label_per_predicate(planned, pools, share: float, key: bytes, purpose: str,
+                            rank=lambda c: c.item.fact.triple) -> dict:
+    """``per_label`` within each predicate of the ``planned`` claims: as many claims of each label take
+    the form in every predicate. Balanced over the whole set only, a form could go with one label in
+    one predicate and another label in another, and the predicate's words with the form's cue ("not",
+    "and", a date) would tell the label."""
+    counts = defaultdict(Counter)
+    for c in planned:
+        counts[c.item.fact.p][c.label] += 1
+    split = defaultdict(lambda: {label: [] for label in LABELS})
+    for label in LABELS:
+        for c in pools.get(label, ()):
+            split[c.item.fact.p][label].append(c)
+    chosen = {label: [] for label in LABELS}
+    for predicate in sorted(counts):
+        for label, got in per_label(counts[predicate], split[predicate], share, key, purpose, rank).items():
+            chosen[label] += got
+    return chosen
+
+
 def choose_plain(claims, share: float, key: bytes, purpose: str, eligible) -> set[str]:
     """The ids of plain claims ((claim, kind) with kind one-hop) that ``eligible`` accepts, to take
-    the form ``purpose`` names: as many of each label."""
+    the form ``purpose`` names: as many of each label within each predicate."""
     if not share:
         return set()
-    pools, counts = {label: [] for label in LABELS}, {label: 0 for label in LABELS}
-    for c, kind in claims:
-        counts[c.label] += 1
-        if kind == "one-hop" and eligible(c):
-            pools[c.label].append(c)
-    return {c.item.id for chosen in per_label(counts, pools, share, key, purpose).values() for c in chosen}
+    pools = {label: [c for c, kind in claims if c.label == label and kind == "one-hop" and eligible(c)]
+             for label in LABELS}
+    chosen = per_label_per_predicate([c for c, _ in claims], pools, share, key, purpose)
+    return {c.item.id for got in chosen.values() for c in got}
 
 
 def per_label_in_groups(counts, claims, share: float, key: bytes, purpose: str, label_after, group) -> set[str]:
     """The ids of claims to take the form ``purpose`` names, taken a whole ``group`` (e.g. every claim of
-    a subject) at a time, with as many of each label after the form (``label_after``) and at most the
-    share of the smallest label's count of each. A form that changes labels (negation) taken by one
-    claim of a group and not by another would make the group's labels agree more or less often than
-    the shares say, and a claim's label could be read off the others of its subject."""
+    a subject) at a time, with as many of each label after the form (``label_after``) within each
+    predicate, and at most the share of the predicate's smallest label count (``counts``: by predicate,
+    claims per label) of each. A form that changes labels (negation) taken by one claim of a group and
+    not by another would make the group's labels agree more or less often than the shares say, and a
+    claim's label could be read off the others of its subject; balanced over the whole set only, the
+    form could go with one label in one predicate."""
     groups: dict = {}
     for c in claims:
         groups.setdefault(group(c), []).append(c)
     order = sorted(groups.items(), key=lambda kv: keyed_rank(key, purpose, (kv[0], "", "")))
-    cap = int(share * min(counts[label] for label in LABELS) + 0.5)
-    while cap:
-        taken, got = [], dict.fromkeys(LABELS, 0)
+    caps = {p: int(share * min(n[label] for label in LABELS) + 0.5) for p, n in counts.items()}
+    while any(caps.values()):
+        taken, got = [], defaultdict(Counter)
         for _, members in order:
-            adds = [label_after(c) for c in members]
-            if all(got[label] + adds.count(label) <= cap for label in LABELS):
+            adds = Counter((c.item.fact.p, label_after(c)) for c in members)
+            if all(got[p][label] + n <= caps.get(p, 0) for (p, label), n in adds.items()):
                 taken += members
-                for label in adds:
-                    got[label] += 1
-        if len(set(got.values())) == 1:
+                for (p, label), n in adds.items():
+                    got[p][label] += n
+        uneven = {p: min(got[p][label] for label in LABELS) for p in caps
+                  if len({got[p][label] for label in LABELS}) > 1}
+        if not uneven:
             return {c.item.id for c in taken}
-        cap = min(got.values())  # smaller than before: the loop ends
+        caps.update(uneven)  # each smaller than before: the loop ends
     return set()
 
 
@@ -203,6 +232,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         group.false_items = kept
     for group in groups.values():
         group.settle(destroys)
+    shares = resolved_shares(groups, shares)
     planned, refused = _totals(groups, shares, count)
     claims, removed, by_predicate = [], [], {}
     for predicate, (k, want) in planned.items():
@@ -212,7 +242,17 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     claims = in_record_order(claims, seed)
     removed = [c.item.fact for c in claims if c.removed or not c.item.truth]
     sizes = {name: sum(g.sizes[name] for g in groups.values()) for name in _SIZES}
-    return Plan(claims, removed, left_out, sizes, by_predicate, refused)
+    return Plan(claims, removed, left_out, sizes, by_predicate, refused, shares)
+
+
+def resolved_shares(groups: dict, shares):
+    """``shares``, or for ``AUTO`` a third each when R refutes a false fact of some predicate, else half
+    SUPPORTS and half NOT ENOUGH INFO: a first try on a predicate R cannot contradict (DBpedia's
+    birthPlace: not functional, no disjoint types) makes a set instead of an error. Given shares are
+    met or refused as given."""
+    if shares != AUTO:
+        return shares
+    return THIRDS if any(group.sizes["false_refuted_by_kb"] for group in groups.values()) else HALVES
 
 
 _SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")

@@ -10,7 +10,7 @@ The claim says: some m has p(s, m) and q(m, o). Against R:
 The second hop starts at the claim's own object (the fact's m) and is a link of m in R through a
 functional predicate q (declared or observed), for every label alike, so q says nothing about the
 label. Which hop, among those that keep the fact's label, is chosen by a keyed hash of (subject,
-predicate). As for negation, as many multi-hop claims are made of each label.
+predicate). As for negation, as many multi-hop claims are made of each label within each predicate.
 """
 from __future__ import annotations
 
@@ -65,5 +65,5 @@ def hops(final: ReferenceView, functional: set[str], claims, seed: int) -> dict[
 
 
 def choose(claims, share: float, found: dict, key: bytes) -> set[str]:
-    """The ids of the plain claims to say as paths: as many of each label, in the plan key's order."""
+    """The ids of the plain claims to say as paths: as many of each label in each predicate."""
     return choose_plain(claims, share, key, "multi-hop", lambda c: c.item.id in found)

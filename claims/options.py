@@ -17,13 +17,14 @@ from factforge.sparql.messages import shown
 
 from .build import Options
 from .errors import ClaimsError
-from .labelling import parse_shares
+from .labelling import AUTO, parse_shares
 from .templates import available
 
 #: every claims knob; the order is the order of validation. Kind ``text`` is checked by its own parser.
 CLAIM_CONSTRAINTS: dict[str, Constraint] = {
     "lang": Constraint("choices", ("en",), "claim languages", choices=available),
-    "shares": Constraint("text", "1/3,1/3,1/3", "SUPPORTS,REFUTES,NOT ENOUGH INFO shares, as numbers or fractions"),
+    "shares": Constraint("text", AUTO, "SUPPORTS,REFUTES,NOT ENOUGH INFO shares, as numbers or fractions; "
+                                       "auto: a third each where R refutes some false facts, else 1/2,0,1/2"),
     "count": Constraint("integer", None, "claims per language (default: as many as the shares allow)", 1, MAX_SIZE),
     "negation": Constraint("number", 0.0, "share of claims negated, the same number with each label", 0, 1),
     "conjunction": Constraint("number", 0.0, "share of claims joined by 'and' with another fact of their subject "
@@ -83,7 +84,9 @@ def _from_text(constraint: Constraint, value):
 
 def _shares(name: str, value) -> str:
     if not isinstance(value, str):
-        raise SpecError(name, f"expected text S,R,N (e.g. 1/3,1/3,1/3), got {shown(value)}")
+        raise SpecError(name, f"expected text S,R,N (e.g. 1/3,1/3,1/3) or auto, got {shown(value)}")
+    if value.strip().lower() == AUTO:
+        return AUTO
     try:
         shares = parse_shares(value)
     except ClaimsError as error:
@@ -101,7 +104,8 @@ def claim_options(settings: dict, *, seed: int, leakage: str, user_labels: dict 
     """``build.Options`` for validated ``settings`` and the scenario's seed and leakage level."""
     if leakage not in LEAKAGE:
         raise SpecError("leakage", f"must be one of {', '.join(LEAKAGE)}, got {shown(leakage)}")
-    return Options(langs=list(settings["lang"]), shares=tuple(Fraction(s) for s in settings["shares"].split(",")),
+    shares = AUTO if settings["shares"] == AUTO else tuple(Fraction(s) for s in settings["shares"].split(","))
+    return Options(langs=list(settings["lang"]), shares=shares,
                    seed=seed, count=settings["count"], negation=settings["negation"],
                    conjunction=settings["conjunction"], temporal=settings["temporal"],
                    multi_hop=settings["multi_hop"], leakage=leakage, require_labels=settings["require_labels"],

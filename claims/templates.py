@@ -9,7 +9,9 @@ Format ``factforge-claim-templates/1``::
      "and": "{first}, and {second}",   two facts in one claim (a conjunction)
      "paths": {"dbo:birthPlace": "the birthplace of {s}", ...},  the unnamed middle m of a 2-hop
                                        path s -p-> m -q-> o, said from s: q's own template then says
-                                       "The capital of the birthplace of X is Y"
+                                       "The capital of the birthplace of X is Y"; a phrase that
+                                       changes with case is an object of its forms by case,
+                                       {"nom": "{g} größte Stadt", "dat": "{g} größter Stadt"}
      "path": "the {p} of {s}",         the middle for a predicate without an entry in "paths"
      "possessive": {"suffix": "s", "after_sibilant": "’", "sibilants": "sßxz"},  optional: {g} in a
                                        path is the subject's name with it ("Maries Geburtsort")
@@ -20,7 +22,10 @@ Format ``factforge-claim-templates/1``::
      "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}]}
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
-predicate's label in the language. Every template has a negated form, so that a claim and its
+predicate's label in the language. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
+subject takes there ("von {s:dat}"; unmarked: nominative): a name does not change, but a path's
+middle put there takes its form of that case (the nominative when it has none), so "von Annas
+größter Stadt", not "von Annas größte Stadt". Every template has a negated form, so that a claim and its
 negation use the same wording. A 2-hop claim is the second predicate's template with the path's
 middle (a noun phrase of the first predicate) in place of ``{s}``, so it reads as the one-hop claims
 do; a phrase with an article gets no case or gender from the template, hence ``{g}`` (a possessive
@@ -41,6 +46,8 @@ from .keyed import keyed_index
 
 FORMAT = "factforge-claim-templates/1"
 _SLOT = re.compile(r"\{(\w*)\}")
+_CASED = re.compile(r"\{s:(\w*)\}")  # the subject's slot with the case it takes there
+CASES = ("nom", "acc", "dat", "gen")
 
 
 class TemplateFileError(ClaimsError):
@@ -52,6 +59,11 @@ class Template:
     id: str
     text: str
     negated: str
+    case: str = "nom"          # of the subject in ``text``
+    negated_case: str = "nom"  # and in ``negated``
+
+    def subject_case(self, negated: bool) -> str:
+        return self.negated_case if negated else self.case
 
     def fill(self, *, negated: bool, **slots: str) -> str:
         pieces = self._negated_pieces if negated else self._pieces
@@ -77,15 +89,17 @@ class Language:
     path: str
     predicates: dict[str, tuple[Template, ...]]
     generic: tuple[Template, ...]
-    paths: dict[str, str] = field(default_factory=dict)
+    paths: dict[str, dict[str, str]] = field(default_factory=dict)  # by predicate: phrase by case
     possessive: dict | None = None
     contractions: tuple[tuple[str, str, str], ...] = ()
 
-    def middle(self, predicate: str, subject: str, label: str) -> tuple[str, bool]:
-        """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, generic?)."""
-        phrase = self.paths.get(predicate)
+    def middle(self, predicate: str, subject: str, label: str, case: str = "nom") -> tuple[str, bool]:
+        """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, in ``case`` where
+        the phrase has that form, generic?)."""
+        forms = self.paths.get(predicate)
+        phrase = forms.get(case, forms["nom"]) if forms else self.path
         return _SLOT.sub(lambda m: {"s": subject, "g": self._possessive(subject), "p": label}[m.group(1)],
-                         phrase or self.path), phrase is None
+                         phrase), forms is None
 
     def put_middle(self, text: str, slot: str, middle: str) -> str:
         """``text`` with ``middle`` in place of ``slot``, a preposition and the middle's article joined."""
@@ -140,10 +154,11 @@ def load(lang: str) -> Language:
     if set(_SLOT.findall(data["path"])) not in [{"p", *s} for s in subject_slots]:
         raise TemplateFileError(f"{name}: 'path' must use {{p}} and {{s}}" + (" or {g}" if possessive else ""))
     paths = data.get("paths", {})
-    if not isinstance(paths, dict) or not all(isinstance(v, str) for v in paths.values()):
+    if not isinstance(paths, dict):
         raise TemplateFileError(f"{name}: 'paths' must map predicates to phrases")
-    for key, phrase in paths.items():
-        if set(_SLOT.findall(phrase)) not in subject_slots:
+    paths = {key: _forms(name, key, phrase) for key, phrase in paths.items()}
+    for key, forms in paths.items():
+        if any(set(_SLOT.findall(phrase)) not in subject_slots for phrase in forms.values()):
             raise TemplateFileError(f"{name}: paths: {key}: a phrase uses {{s}}" + (" or {g}" if possessive else ""))
     contractions = data.get("contractions", [])
     if not isinstance(contractions, list) or not all(
@@ -161,9 +176,25 @@ def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Te
     for entry in entries:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("id", "text", "negated")):
             raise TemplateFileError(f"{name}: {key}: each template needs string id, text and negated")
+        forms, cases = {}, {}
         for form in ("text", "negated"):
-            used = set(_SLOT.findall(entry[form]))
+            marked = _CASED.findall(entry[form])
+            if any(case not in CASES for case in marked):
+                raise TemplateFileError(f"{name}: {entry['id']}: {form}: a case of {{s:...}} is one of {', '.join(CASES)}")
+            forms[form], cases[form] = _CASED.sub("{s}", entry[form]), (marked or ["nom"])[0]
+            used = set(_SLOT.findall(forms[form]))
             if used != set(slots):
                 raise TemplateFileError(f"{name}: {entry['id']}: {form} uses {sorted(used)}, expected {sorted(slots)}")
-        made.append(Template(entry["id"], entry["text"], entry["negated"]))
+        made.append(Template(entry["id"], forms["text"], forms["negated"], cases["text"], cases["negated"]))
     return tuple(made)
+
+
+def _forms(name: str, key: str, phrase) -> dict[str, str]:
+    """A path phrase's forms by case: a string is one form for every case."""
+    if isinstance(phrase, str):
+        return {"nom": phrase}
+    if (not isinstance(phrase, dict) or not isinstance(phrase.get("nom"), str)
+            or not all(case in CASES and isinstance(form, str) for case, form in phrase.items())):
+        raise TemplateFileError(f"{name}: paths: {key}: a phrase is a string or an object of its forms by case "
+                                f"({', '.join(CASES)}; nom required)")
+    return dict(phrase)

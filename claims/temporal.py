@@ -10,11 +10,11 @@
 
 Evidence: the triple, the triples that tie its statement node to it, and the node's date triples
 (their literal objects written as in N-Triples, which is how the dump's lines hold them). As for
-negation and conjunction, as many temporal claims are made of each label.
+negation and conjunction, as many temporal claims are made of each label within each predicate.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 
 from pyoxigraph import NamedNode
@@ -23,7 +23,7 @@ from factforge.sparql.profiles import batched
 from factforge.sparql.terms import PREFIXES, iri
 
 from .dates import _ISO
-from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Labelled, fact_fields, per_label
+from .labelling import LABELS, NEI, REFUTES, SUPPORTS, Labelled, fact_fields, per_label_per_predicate
 
 Triple = tuple[str, str, str]
 RDF = PREFIXES["rdf"]
@@ -92,15 +92,14 @@ def label(reference, fact, spans: list[Span]) -> tuple[str, list[list[Triple]]]:
 
 def choose(planned: list[Labelled], eligible: list[Labelled], corruptions: list[Labelled], share: float,
            key: bytes) -> dict[str, list[Labelled]]:
-    """The temporal claims, by label: m of each, m the share of the smallest label's count among the
-    ``planned`` claims (or as many as the pools give). ``eligible``: planned SUPPORTS and NEI claims of
-    dated facts, labelled as temporal claims (SUPPORTS ones with R's matching dates as evidence);
+    """The temporal claims, by label: within each predicate m of each, m the share of the smallest
+    label's count among its ``planned`` claims (or as many as the pools give). ``eligible``: planned
+    SUPPORTS and NEI claims of dated facts, labelled as temporal claims (SUPPORTS ones with R's matching dates as evidence);
     the REFUTES ones are date corruptions (``corruptions``, labelled against R), which take the
     place of as many planned REFUTES claims."""
     if not share:
         return {label: [] for label in LABELS}
-    counts = Counter(c.label for c in planned)
     pools = defaultdict(list, {REFUTES: list(corruptions)})
     for c in eligible:
         pools[c.label].append(c)
-    return per_label(counts, pools, share, key, "temporal", rank=lambda c: fact_fields(c.item.fact))
+    return per_label_per_predicate(planned, pools, share, key, "temporal", rank=lambda c: fact_fields(c.item.fact))

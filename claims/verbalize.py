@@ -54,7 +54,8 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     else:
         template, generic = language.choose(seed, fact.s, hop[0], slot)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
-        middle, generic_middle = language.middle(fact.p, subject, predicate_label(names, fact.p, lang))
+        middle, generic_middle = language.middle(fact.p, subject, predicate_label(names, fact.p, lang),
+                                                 template.subject_case(negated))
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = predicate_label(names, hop[0], lang)

@@ -98,7 +98,7 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
     labels = ", ".join(f"{label} {n}" for label, n in manifest["claims"]["labels"].items())
     lines = [f"{manifest['claims']['per_language']} claims per language ({labels}) in "
              f"{', '.join(manifest['languages'])}: {manifest['claims']['total']} records in {where}",
-             f"  shares asked (S, R, NEI) {', '.join(manifest['shares']['asked'])}"]
+             f"  shares asked (S, R, NEI) {', '.join(manifest['shares']['asked'])}" + _used(manifest["shares"])]
     left = {k: v for k, v in manifest["left_out"].items() if v}
     if left:
         lines.append("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
@@ -106,6 +106,15 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
         lines.append(f"  left out predicate {predicate} ({why['facts']} facts): {why['reason']}")
     audit = summary_lines(manifest["audit"])
     return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
+
+
+def _used(shares: dict) -> str:
+    """What ``auto`` came to, said beside it (older manifests have no ``used``)."""
+    used = shares.get("used")
+    if not used or used == shares["asked"]:
+        return ""
+    why = "R refutes some false facts" if used[1] != "0" else "R refutes none of these false facts"
+    return f": used {', '.join(used)} ({why})"
 
 
 def _generate_with_claims(generate):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 import subprocess
 import sys
 
@@ -267,3 +268,29 @@ def test_the_record_order_check_is_per_language(tmp_path):
     report = audit_file(write_jsonl(tmp_path / "two.jsonl", both))
     assert not any("record order" in reason for reason in report["reasons"]), report["reasons"]
     assert report["languages"]["en"]["record_order"] == report["languages"]["de"]["record_order"]
+
+
+@pytest.mark.parametrize("biased", [True, False], ids=["kind-goes-with-label-per-predicate", "balanced-per-predicate"])
+def test_flags_kinds_that_go_with_one_label_within_each_predicate(tmp_path, biased):
+    """Three predicates with 30 negated claims each, 30 of each label over the whole file: negation
+    cues say nothing overall, but when each predicate negates claims of one label only, the predicate
+    and "not" together tell it. Only the per-predicate kind check sees that."""
+    rows = claims(n=900)
+    answers, negated = {}, Counter()
+    for i, row in enumerate(rows):
+        predicate = ("birthPlace", "deathPlace", "residence")[i // 300]
+        wanted = LABELS[i // 300] if biased else row["label"]
+        kind = "one-hop"
+        if row["label"] == wanted and negated[(predicate, row["label"])] < (30 if biased else 10):
+            negated[(predicate, row["label"])] += 1
+            kind = "negation"
+        answers[row["id"]] = {"predicate": f"http://dbpedia.org/ontology/{predicate}", "kind": kind}
+    assert Counter(label for (_, label), n in negated.items() for _ in range(n)) == dict.fromkeys(LABELS, 30)
+    report = audit_claims(read_claims(write_jsonl(tmp_path / "kinds.jsonl", records(rows))), answers=answers)
+    kinds = report["languages"]["en"]["kinds"]
+    assert report["thresholds"]["kinds_p_value"] == 0.001
+    flagged = [r for r in report["reasons"] if "claim kinds go with labels within predicates" in r]
+    if biased:
+        assert kinds["p_value"] < 0.001 and kinds["strongest"]["kind"] == "negation" and flagged
+    else:
+        assert kinds["chi2"] == 0 and not flagged

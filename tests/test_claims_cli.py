@@ -233,3 +233,28 @@ def test_our_claims_pass_the_claims_audit(demo_store, tmp_path, flags):
     assert written["source"] == {"path": "claims.jsonl", "answers": "answers.json", "format": "fever"}
     assert {**written, "source": None} == {**report, "source": None}
     assert "  claims audit ok: " in made.stdout and "same label in" in made.stdout
+
+
+def test_a_first_try_makes_claims_and_says_which_shares_it_used(demo_store, tmp_path):
+    """``generate --claims`` without shares on a predicate R cannot contradict (the demo KB's award:
+    not functional, no disjoint types) was refused ("none of these facts can be REFUTES"). The default
+    shares are ``auto``: half SUPPORTS, half NOT ENOUGH INFO there, a third each where R refutes some
+    false facts (capital), printed and in the manifest; given shares that cannot be met still fail."""
+    out = tmp_path / "award"
+    made = factforge("generate", "--store", demo_store, "--predicate", "dbo:award", "--size", "40", "--seed", "4",
+                     "--claims", "--out", out)
+    assert "shares asked (S, R, NEI) auto: used 1/2, 0, 1/2 (R refutes none of these false facts)" in made.stdout
+    manifest = json.loads((out / "claims" / "manifest.json").read_text())
+    assert manifest["shares"]["asked"] == ["auto"] and manifest["shares"]["used"] == ["1/2", "0", "1/2"]
+    labels = manifest["claims"]["labels"]
+    assert labels["REFUTES"] == 0 and labels["SUPPORTS"] > 0 and abs(labels["SUPPORTS"] - labels["NOT ENOUGH INFO"]) <= 1
+    again = factforge("claims", out, "--store", demo_store, "--out", tmp_path / "again")
+    assert "auto: used 1/2, 0, 1/2" in again.stdout
+    assert (tmp_path / "again" / "claims.jsonl").read_bytes() == (out / "claims" / "claims.jsonl").read_bytes()
+    strict = factforge("claims", out, "--store", demo_store, "--shares", "1/3,1/3,1/3", "--out", tmp_path / "x",
+                       check=False)
+    assert strict.returncode == 1 and strict.stderr.count("\n") == 1, strict.stderr
+    assert "--shares: none of these facts can be REFUTES" in strict.stderr
+    capital = factforge("generate", "--store", demo_store, "--predicate", "dbo:capital", "--size", "40", "--seed", "4",
+                        "--claims", "--out", tmp_path / "capital")
+    assert "auto: used 1/3, 1/3, 1/3 (R refutes some false facts)" in capital.stdout

@@ -73,3 +73,31 @@ def test_the_leader_relation_passes_the_claims_audit(train_store, tmp_path):
     for claim in claims:
         answer = answers[str(claim["id"])]
         assert (answer["kind"] == "temporal") == (answer["start"][:4] in claim["claim"]), claim["claim"]
+
+
+def test_every_kind_has_as_many_claims_of_each_label_within_each_predicate(train_store, tmp_path):
+    """Kinds balanced over the whole set only went with one label in one relation and another in the
+    next (birthPlace's negated claims were all NOT ENOUGH INFO, deathPlace's temporal claims mostly
+    REFUTES), so the relation's words with "not" or a date told the label. Within each relation, every
+    kind but one-hop has as many claims of each label, and the audit's kind check passes."""
+    root = tmp_path / "train"
+    source = need(FACTBENCH)
+    for relation in ("birthPlace", "deathPlace", "spouse", "foundationPlace"):
+        for folder in sorted(source.glob(f"**/{relation}")):
+            shutil.copytree(folder, root / folder.relative_to(source))
+    out = tmp_path / "claims"
+    factforge("claims", root, "--store", train_store, "--lang", "en", "--negation", "0.2", "--conjunction", "0.2",
+              "--temporal", "0.2", "--multi-hop", "0.2", "--out", out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    claims, answers = read_claims(out)
+    cells = defaultdict(Counter)
+    for claim in claims:
+        answer = answers[str(claim["id"])]
+        cells[(answer["predicate"], answer["kind"])][claim["label"]] += 1
+    kinds = {kind for _, kind in cells} - {"one-hop"}
+    assert {"negation", "conjunction", "temporal"} <= kinds
+    for (predicate, kind), got in sorted(cells.items()):
+        if kind != "one-hop":
+            assert len({got[label] for label in LABELS}) == 1, (predicate, kind, got)
+    assert manifest["audit"]["languages"]["en"]["kinds"]["chi2"] < 1, manifest["audit"]["languages"]["en"]["kinds"]
+    assert not manifest["audit"]["flagged"], manifest["audit"]["reasons"]

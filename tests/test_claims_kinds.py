@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
 from pyoxigraph import Literal, RdfFormat, parse
 
 from factforge.claims.build import Options, make_claims
@@ -266,3 +267,39 @@ def test_path_phrases_cover_every_predicate_and_join_as_each_language_does():
     assert french.put_middle(capital, "\0", middle) == "La capitale du lieu de naissance de Marie est Varsovie"
     assert french.put_middle("{s} a été", "{s}", "la capitale") == "la capitale a été"
     assert load("en").middle(EX + "unknown", "Ann", "unknown thing") == ("the unknown thing of Ann", True)
+
+
+@pytest.mark.parametrize("p, q, slot, negated, said", [
+    ("largestCity", "capital", 0, False, "Die Hauptstadt von Annas größter Stadt ist Rom."),  # von + dative
+    ("largestCity", "capital", 0, True, "Die Hauptstadt von Annas größter Stadt ist nicht Rom."),
+    ("largestCity", "officialLanguage", 1, False, "Rom ist Amtssprache in Annas größter Stadt."),
+    ("largestCity", "country", 0, False, "Annas größte Stadt liegt in Rom."),  # the subject: nominative
+    ("producer", "birthPlace", 1, False, "Der Geburtsort von Annas Produzenten ist Rom."),  # a weak noun
+    ("producer", "birthPlace", 0, False, "Annas Produzent wurde in Rom geboren."),
+    ("producer", "subsequentWork", 0, False, "Auf Annas Produzenten folgte Rom."),  # folgen auf + accusative
+    ("previousWork", "subsequentWork", 0, False, "Auf Annas Vorgängerwerk folgte Rom."),
+])
+def test_german_path_phrases_take_the_case_their_place_in_the_template_asks(p, q, slot, negated, said):
+    """A path's middle stands where q's template has its subject: after "von" or "in" that is the
+    dative, after "auf" (folgen auf) the accusative, and an adjective ("größte Stadt") or a weak noun
+    ("Produzent") changes with it; said in the nominative everywhere, "von Annas größte Stadt" was wrong."""
+    from factforge.claims.names import Names
+    from factforge.claims.verbalize import say
+    from factforge.generators.facts import Fact
+
+    names = Names(main={(EX + "anna", "de"): ("Anna", "kb"), (EX + "rome", "de"): ("Rom", "kb")})
+    got = say(Fact(EX + "anna", DBO + p, EX + "m"), "de", names, seed=0, negated=negated, allowed=(),
+              hop=(DBO + q, EX + "rome"), slot=slot)
+    assert got.text == said
+
+
+def test_a_case_mark_or_a_path_form_that_is_not_a_case_is_refused_naming_the_entry():
+    from factforge.claims.templates import TemplateFileError, _forms, _templates
+
+    entry = {"id": "x.1", "text": "von {s:dativ} ist {o}", "negated": "von {s:dat} ist nicht {o}"}
+    with pytest.raises(TemplateFileError, match=r"de.json: x.1: text: a case of \{s:...\} is one of nom, acc, dat, gen"):
+        _templates("de.json", "x", [entry], ("s", "o"))
+    made = _templates("de.json", "x", [dict(entry, text="von {s:dat} ist {o}")], ("s", "o"))[0]
+    assert (made.text, made.subject_case(False), made.subject_case(True)) == ("von {s} ist {o}", "dat", "dat")
+    with pytest.raises(TemplateFileError, match="paths: dbo:x: a phrase is a string or an object of its forms by case"):
+        _forms("de.json", "dbo:x", {"dat": "{g} größter Stadt"})  # no nominative

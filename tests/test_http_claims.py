@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 
 import pytest
 import requests
@@ -153,3 +154,26 @@ def test_openapi_documents_the_claims(server):
     assert params["negation"]["schema"]["maximum"] == 1 and "zh" in params["lang"]["schema"]["description"]
     for part in ("answers", "manifest", "reference"):
         assert "lang" in {p["name"] for p in document["paths"][f"/api/scenarios/{{scenario_id}}/claims/{part}"]["get"]["parameters"]}
+
+
+def test_default_shares_fit_a_predicate_r_cannot_contradict_and_given_ones_stay_strict(server):
+    """The demo KB's award is neither functional nor typed against anything: at the default shares
+    (auto) its claims are half SUPPORTS, half NOT ENOUGH INFO, and the manifest says so; shares asking
+    for REFUTES are still 422 naming the field."""
+    base, _root, _ = server
+    spec = {"predicate": "dbo:award", "size": 40, "seed": 4}
+    response = requests.post(f"{base}/api/scenarios", json=spec, timeout=60)
+    if response.status_code == 202:
+        assert job_end(base, response)["status"] == "done"
+        response = requests.post(f"{base}/api/scenarios", json=spec, timeout=60)
+    assert response.status_code == 201, response.text
+    made = fever(base, response.json()["id"])
+    assert made.status_code == 200, made.text
+    labels = Counter(json.loads(line)["label"] for line in made.text.splitlines())
+    assert labels["REFUTES"] == 0 and labels["SUPPORTS"] > 0 and abs(labels["SUPPORTS"] - labels["NOT ENOUGH INFO"]) <= 1
+    links = requests.utils.parse_header_links(made.headers["Link"])
+    manifest = requests.get(base + next(link["url"] for link in links if link["rel"] == "manifest"), timeout=60).json()
+    assert manifest["shares"]["asked"] == ["auto"] and manifest["shares"]["used"] == ["1/2", "0", "1/2"]
+    strict = fever(base, response.json()["id"], shares="1/3,1/3,1/3")
+    assert strict.status_code == 422 and strict.json()["field"] == "shares", strict.text
+    assert "none of these facts can be REFUTES" in strict.json()["error"]
