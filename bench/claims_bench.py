@@ -1,6 +1,6 @@
 """Time to make claims for a 20,000-fact scenario in four languages, with evidence lines, on a large KB.
 
-    python bench/claims_bench.py bench/out/syn-10M.nt [--store bench/out/store-syn-10M] [--size 20000]
+    python bench/claims_bench.py bench/out/syn-10M.nt [--store bench/out/store-syn-10M [--read-only]] [--size 20000]
 
 The labelled facts are sampled first (not timed: that is generating the facts): half the predicate's
 triples, half random re-pairings of their subjects and objects that the KB lacks. Then the claims
@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 from factforge.evaluation.labelled import ScenarioFiles  # noqa: E402
 from factforge.sparql.adjacency import adjacency  # noqa: E402
 from factforge.sparql.sorted_dump import sorted_dump  # noqa: E402
+from factforge.sparql.store import open_store  # noqa: E402
 from factforge.sparql.terms import is_schema_predicate  # noqa: E402
 from generation_bench import loaded_store  # noqa: E402
 
@@ -76,6 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kb", type=Path)
     parser.add_argument("--store", type=Path, help="store directory (default: bench/out/store-<kb name>)")
+    parser.add_argument("--read-only", action="store_true",
+                        help="open --store read-only: a loaded store another run owns (its cache must hold the "
+                             "KB's sorted dump already, or the run writes it there)")
     parser.add_argument("--size", type=int, default=20_000)
     parser.add_argument("--lang", default="en,de,fr,zh")
     parser.add_argument("--predicate", help="default: the most frequent non-schema link predicate")
@@ -85,8 +89,10 @@ def main() -> None:
                              "nothing)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.read_only and not args.store:
+        parser.error("--read-only: opens the store --store names; give --store")
 
-    store = loaded_store(args.kb, args.store)
+    store = open_store(args.store, read_only=True) if args.read_only else loaded_store(args.kb, args.store)
     index = adjacency(store)
     counts = np.bincount(index.pred, minlength=len(index.predicates))
     predicate = args.predicate or max((p for p in index.predicates if not is_schema_predicate(p)),

@@ -19,7 +19,7 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
   labels); above ``BASELINE_CLAIMS`` claims a language's baselines use a seeded stratified sample
   of that many (said so in the report). When the answers or the records name each claim's subject,
   the folds are grouped by subject and each is fit without the claims made with its held-out ones,
-  as in the scenario audit (``_cross_validated`` says why);
+  as in the scenario audit (``_folds`` says why);
 * **subjects**: how often two claims of one subject share a label, against chance (a model that
   remembers a subject's label from training gains the difference);
 * **negation**: the share of claims with a negation cue, per label;
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -179,21 +180,22 @@ def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed:
     y = np.array([c.label for c in claims])
     facts = _facts(claims, answers)
     text = [g1 + g2 for g1, g2 in zip(grams[1], grams[2])]
-    results = {"claim_only": _cross_validated(text.__getitem__, y, seed, tfidf=True, facts=facts)}
+    folds = _folds(y, seed, facts)
+    results = {"claim_only": _cross_validated(text.__getitem__, folds, seed, tfidf=True)}
     templates = [_answer(c, answers, "template_id", "template") for c in claims]
     if any(t is not None for t in templates):
-        results["template_only"] = _cross_validated(lambda i: [f"t={templates[i]}"], y, seed, facts=facts)
+        results["template_only"] = _cross_validated(lambda i: [f"t={templates[i]}"], folds, seed)
     else:
         results["template_only"] = {"accuracy": None, "skipped": "no template id in the answers or the records"}
     named = [_entities(c, answers) for c in claims] if answers or any(c.extra for c in claims) else []
     if any(named):
-        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in named[i]], y, seed, facts=facts),
+        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in named[i]], folds, seed),
                                   "entities": "named by the answers or the records"}
     else:
         def spans(i):  # only for the claims the baseline uses (a sample of a large language)
             return [f"e={s}" for s in audit_text.entity_spans(claims[i].claim, lang)]
 
-        results["entity_only"] = {**_cross_validated(spans, y, seed, facts=facts),
+        results["entity_only"] = {**_cross_validated(spans, folds, seed),
                                   "entities": "entity-like spans of the claim (the rest masked)"}
     return results
 
@@ -231,64 +233,83 @@ def _facts(claims: list[Claim], answers: dict) -> list[dict] | None:
     return facts
 
 
-def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False, facts: list[dict] | None = None) -> dict:
-    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i).
+@dataclass(frozen=True)
+class _Folds:
+    """The claims a language's baselines use and their (train, test) folds: the same for each baseline,
+    so drawn, grouped and kept apart once."""
+    result: dict             # majority share, and what was sampled or left out
+    index: np.ndarray        # the claims used
+    target: np.ndarray       # their labels
+    splits: list             # (train, test) positions in ``index``
+    grouped: bool
+    skipped: str | None = None
 
-    With ``facts`` the folds are grouped by subject (``evaluation.folds``) and, as in the scenario audit
-    (``evaluation.scoring``), each is fit without the claims made with its held-out ones (sharing an
-    entity few claims name). A subject's true and false facts are a SUPPORTS and a REFUTES claim (or
-    two NOT ENOUGH INFO ones, when the true fact left R): split over folds, each teaches the model its
-    partner's subject with the other label, and scores fall below chance or above it with nothing in
-    the claims to learn. Whether a subject's claims agree in label more than chance is
-    ``_subject_agreement``'s question."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import SGDClassifier
+
+def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
+    """The folds of ``_cross_validated``. With ``facts`` they are grouped by subject (``evaluation.folds``)
+    and, as in the scenario audit (``evaluation.scoring``), each is fit without the claims made with its
+    held-out ones (sharing an entity few claims name). A subject's true and false facts are a SUPPORTS
+    and a REFUTES claim (or two NOT ENOUGH INFO ones, when the true fact left R): split over folds, each
+    teaches the model its partner's subject with the other label, and scores fall below chance or above
+    it with nothing in the claims to learn. Whether a subject's claims agree in label more than chance
+    is ``_subject_agreement``'s question."""
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     from factforge.evaluation.folds import group_split
     from factforge.evaluation.scoring import pairs_of
 
     counts = Counter(y.tolist())
-    majority = max(counts.values()) / len(y)
-    result = {"majority": round(majority, DIGITS)}
+    result = {"majority": round(max(counts.values()) / len(y), DIGITS)}
+    none = np.empty(0, dtype=np.int64)
     if len(counts) < 2:
-        return {**result, "accuracy": None, "skipped": "one label only"}
+        return _Folds(result, none, y[none], [], False, "one label only")
     kept = sorted(label for label, count in counts.items() if count >= 2)
     index = np.flatnonzero(np.isin(y, kept))
     if len(kept) < len(counts):  # a label of one claim cannot be both trained on and held out
         result["left_out_labels"] = sorted(set(counts) - set(kept))
     if len(kept) < 2:
-        return {**result, "accuracy": None, "skipped": "fewer than 2 labels with 2 claims or more"}
+        return _Folds(result, none, y[none], [], False, "fewer than 2 labels with 2 claims or more")
     if index.size > BASELINE_CLAIMS:
         index, _ = train_test_split(index, train_size=BASELINE_CLAIMS, stratify=y[index], random_state=seed)
         index = np.sort(index)
         result["sampled"] = int(index.size)
     folds = min(FOLDS, min(Counter(y[index].tolist()).values()))
-    if facts is not None:
-        sample = [facts[i] for i in index]
-        groups = [f["subject"] for f in sample]
-        folds = min(folds, len(set(groups)))
-        if folds < 2:
-            return {**result, "accuracy": None, "skipped": "fewer than 2 subjects"}
+    target = y[index]
+    if facts is None:
+        splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
+        return _Folds(result, index, target, list(splits), False)
+    sample = [facts[i] for i in index]
+    groups = [f["subject"] for f in sample]
+    folds = min(folds, len(set(groups)))
+    if folds < 2:
+        return _Folds(result, index, target, [], True, "fewer than 2 subjects")
+    partners = pairs_of(sample)
+    splits = []
+    for train, test in group_split(target, groups, folds, seed):
+        held = set().union(*(partners[i] for i in test.tolist()))
+        kept_apart = np.array([i for i in train.tolist() if i not in held], dtype=np.int64)
+        splits.append((kept_apart if kept_apart.size else train, test))
+    return _Folds(result, index, target, splits, True)
+
+
+def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False) -> dict:
+    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import SGDClassifier
+
+    result = folds.result
+    if folds.skipped:
+        return {**result, "accuracy": None, "skipped": folds.skipped}
     # a feature of one claim only cannot carry over to another fold
     vectorizer = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=2) if tfidf else \
         TfidfVectorizer(analyzer=_identity, use_idf=False, norm=None, min_df=2)
     try:
-        x = vectorizer.fit_transform([features(i) for i in index])
+        x = vectorizer.fit_transform([features(i) for i in folds.index])
     except ValueError:  # no feature at all (e.g. no claim has an entity-like span)
         return {**result, "accuracy": None, "skipped": "no features"}
-    target = y[index]
+    target = folds.target
     predicted = np.empty(target.size, dtype=object)
-    if facts is None:
-        split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
-    else:
-        split = group_split(target, groups, folds, seed)
-        partners = pairs_of(sample)
-    for train, test in split:
-        if facts is not None:
-            held = set().union(*(partners[i] for i in test.tolist()))
-            kept_apart = np.array([i for i in train.tolist() if i not in held], dtype=np.int64)
-            train = kept_apart if kept_apart.size else train
+    for train, test in folds.splits:
         if len(set(target[train].tolist())) < 2:
             predicted[test] = target[train][0]
             continue
@@ -298,8 +319,8 @@ def _cross_validated(features, y: np.ndarray, seed: int, *, tfidf: bool = False,
     sample_majority = max(Counter(target.tolist()).values()) / target.size
     accuracy = float(np.mean(predicted == target))
     return {**result, "majority": round(sample_majority, DIGITS), "accuracy": round(accuracy, DIGITS),
-            "lift": round(accuracy - sample_majority, DIGITS), "folds": folds,
-            "folds_grouped_by": "subject" if facts is not None else None}
+            "lift": round(accuracy - sample_majority, DIGITS), "folds": len(folds.splits),
+            "folds_grouped_by": "subject" if folds.grouped else None}
 
 
 def _identity(doc):

@@ -54,10 +54,19 @@ def is_cjk(lang: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _jieba():
     import jieba
-    import jieba.posseg
 
     jieba.setLogLevel(60)  # its dictionary-loading chatter goes to stderr otherwise
     return jieba
+
+
+@functools.lru_cache(maxsize=1)
+def _word_tags() -> dict:
+    """jieba's dictionary tags, loaded only when entity spans are asked for: reading them takes longer
+    than the words of a large claims set, and an audit whose answers name the entities needs none."""
+    import jieba.posseg
+
+    _jieba()
+    return jieba.posseg.dt.word_tag_tab  # the dictionary's tags: the tagger's HMM is 4x slower
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -82,7 +91,7 @@ def ngrams(tokens: list[str], n: int) -> list[str]:
 def entity_spans(text: str, lang: str) -> list[str]:
     spans = [next(g for g in match.groups() if g) for match in _SPAN.finditer(text)]
     if primary(lang) == "zh":
-        tags = _jieba().posseg.dt.word_tag_tab  # the dictionary's tags: the tagger's HMM is 4x slower
+        tags = _word_tags()
         spans += [w for w in _cut(text)
                   if tags.get(w) in _PROPER or (w not in tags and len(w) >= 2 and _CJK_WORDS.match(w))]
     return [s.strip() for s in spans if s.strip()]

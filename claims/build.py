@@ -30,7 +30,7 @@ from . import conjunction, multihop, temporal
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
-from .fever_io import read_answers, read_claims
+from .fever_io import claims_of
 from .keyed import keyed_rank
 from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
@@ -357,8 +357,9 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                       "kept_back_for_evidence": kept_back},
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }
-    # every claims set is audited as `factforge audit` would audit it, with the claims' seed
-    manifest["audit"] = audit_claims(read_claims(folder / "claims.jsonl"), answers=read_answers(folder / "answers.json"),
+    # every claims set is audited as `factforge audit` would audit it, with the claims' seed; the
+    # records and answers in memory are what the two files read back give
+    manifest["audit"] = audit_claims(claims_of(enumerate(records, 1), "claims.jsonl"), answers=answers,
                                      seed=options.seed, source={"path": "claims.jsonl", "format": "fever",
                                                                 "answers": "answers.json"})
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}

@@ -95,9 +95,18 @@ def _lines(path: Path):
 def read_claims(path: str | Path) -> list[Claim]:
     """The claims of a FEVER, FEVEROUS or CFEVER JSON Lines file, in file order."""
     path = Path(path)
+    claims = claims_of(_lines(path), str(path))
+    if not claims:
+        raise ClaimsError(f"{path}: no claims")
+    return claims
+
+
+def claims_of(numbered, name: str) -> list[Claim]:
+    """The claims of (line number, object) pairs (keys lower-cased) of the file ``name``: what
+    ``read_claims`` reads, and what the claims step audits without reading back the file it wrote."""
     claims, seen = [], set()
-    for number, data in _lines(path):
-        where = f"{path}:{number}"
+    for number, data in numbered:
+        where = f"{name}:{number}"
         if all(data.get(k) in ("", None) for k in ("id", "claim", "label")):
             continue  # FEVEROUS's empty header line
         if data.get("id") in (None, "") or isinstance(data["id"], (dict, list, bool)):
@@ -118,8 +127,6 @@ def read_claims(path: str | Path) -> list[Claim]:
         claims.append(Claim(claim_id, text.strip(), normalise_label(data.get("label"), where),
                             lang.strip() if lang else guess_lang(text), evidence_sets(data.get("evidence"), where),
                             number, extra, lang_guessed=lang is None))
-    if not claims:
-        raise ClaimsError(f"{path}: no claims")
     return claims
 
 

@@ -217,7 +217,10 @@ def test_factbench_date_corruptions_become_temporal_claims(factbench_subset, tmp
     # negated claims in two languages: negating one of a subject's true/false pair made its two claims share a label
     ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair",
      "--lang", "en,de", "--negation", "0.3"],
-], ids=["capital", "birthPlace", "birthPlace-negated-en-de"])
+    # Chinese claims: the claims step audits its records in memory, without jieba's tag dictionary
+    ["--predicate", "dbo:birthPlace", "--size", "120", "--ambiguous", "random_walk", "--leakage", "pair",
+     "--lang", "en,zh", "--conjunction", "0.2"],
+], ids=["capital", "birthPlace", "birthPlace-negated-en-de", "birthPlace-conjoined-en-zh"])
 def test_our_claims_pass_the_claims_audit(demo_store, tmp_path, flags):
     """... and generate --claims audits them itself: the report in the claims manifest (with seed and
     KB fingerprint) is the one `factforge audit` gives, and its summary is printed."""
