@@ -8,8 +8,8 @@ name is a hash of the URL and the graphs, so a URL's user:password is not writte
 
 The cap probe (``EndpointStore._probe``: whether, and where, the server cuts answers) is remembered
 the same way, with the fingerprint it was made under: a command reuses it when the KB's fingerprint
-is pinned to that one, or when it is younger than the age allowed. A cap lowered on the server within
-that time is missed for answers of up to a page (a larger one is checked against the server's COUNT).
+is pinned to that one, or when it is younger than the age allowed, and then asks for the probe's rows
+once more (not their COUNT), so that a cap changed on the server since is found.
 """
 from __future__ import annotations
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import IO, Iterator
 
 from .messages import clipped
 from .interface import StoreError
@@ -55,6 +57,17 @@ class Reply:
     status: int
     headers: dict[str, str]  # lower-case names
     body: bytes
+    #: the body not read yet (``SparqlHttp.opened``), read through ``read``
+    stream: IO[bytes] | None = None
+    url: str = ""
+
+    def read(self, size: int | None = None) -> bytes:
+        """Up to ``size`` bytes more of a streamed body (None: the rest); a connection lost midway is
+        ``Unreachable``."""
+        try:
+            return self.stream.read(size)
+        except OSError as error:
+            raise Unreachable(f"endpoint {self.url} broke off its answer: {error}") from None
 
     @property
     def media_type(self) -> str:
@@ -87,24 +100,35 @@ class SparqlHttp:
         return [("query", query)] + [("default-graph-uri", g) for g in self.graphs]
 
     def post(self, query: str, accept: str) -> Reply:
+        """The answer, its body read whole."""
+        with self.opened(query, accept) as reply:
+            reply.body = reply.read()
+        reply.stream = None
+        return reply
+
+    @contextmanager
+    def opened(self, query: str, accept: str) -> Iterator[Reply]:
+        """The answer with its body not read yet, for reading it as it comes (``reply.read``)."""
         request = urllib.request.Request(
             self.url, data=urllib.parse.urlencode(self.fields(query)).encode("utf-8"), method="POST",
             headers={"Accept": accept, "Content-Type": "application/x-www-form-urlencoded; charset=UTF-8",
                      "User-Agent": "factforge"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                reply = Reply(response.status, {k.lower(): v for k, v in response.headers.items()}, response.read())
+            response = urllib.request.urlopen(request, timeout=self.timeout)
         except urllib.error.HTTPError as error:
             raise self._http_error(error) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise Unreachable(f"endpoint {self.url} is unreachable: {reason}") from None
-        state = reply.headers.get("x-sql-state")
-        if state:
-            raise IncompleteAnswer(f"endpoint {self.url} sent a partial answer (SQL state {state}: "
-                                   f"{clipped(reply.headers.get('x-sql-message', ''), BODY_SHOWN)}); it stopped "
-                                   f"at its own time limit, so the answer is not used")
-        return reply
+        with response:
+            reply = Reply(response.status, {k.lower(): v for k, v in response.headers.items()}, b"",
+                          stream=response, url=self.url)
+            state = reply.headers.get("x-sql-state")
+            if state:
+                raise IncompleteAnswer(f"endpoint {self.url} sent a partial answer (SQL state {state}: "
+                                       f"{clipped(reply.headers.get('x-sql-message', ''), BODY_SHOWN)}); it stopped "
+                                       f"at its own time limit, so the answer is not used")
+            yield reply
 
     def _http_error(self, error: urllib.error.HTTPError) -> EndpointHTTPError:
         try:

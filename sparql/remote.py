@@ -10,13 +10,16 @@ from the embedded one. What makes the answers the same as the embedded store's (
   rows than a cap the server announced or the probe found, or as many rows as the server's own
   COUNT of the query), else in ordered pages below the server's cap (``sparql.paging``); an answer
   that may have been cut short is an error, never data. Rows of an unordered answer are sorted
-  here, so that the same KB gives the same order whatever the engine sent.
+  here, so that the same KB gives the same order whatever the engine sent;
+* answers read as they arrive (``json_results_stream``), an unordered one sorted in runs spilled
+  to disk (``spilled_sort``): memory holds a run, not the body.
 """
 from __future__ import annotations
 
 import json
 import re
 import sys
+from contextlib import contextmanager
 from typing import Iterator
 
 import pyoxigraph as ox
@@ -25,10 +28,12 @@ from . import endpoint_fingerprints
 from . import fingerprint as fp
 from . import results
 from .interface import Row, Store, StoreError
+from .json_results_stream import JsonResults, MalformedAnswer
 from .messages import shown
 from .paging import SORTED_TOP, Cursor, Select, probe_count, probe_rows, query_form
 from .protocol import EndpointHTTPError, IncompleteAnswer, Reply, SparqlHttp
 from .result_formats import BY_NAME, GRAPH_MEDIA, RESULT_MEDIA
+from .spilled_sort import RUN_ROWS, SpilledSort
 
 JSON = RESULT_MEDIA["json"]
 NTRIPLES = BY_NAME["ntriples"]
@@ -53,6 +58,11 @@ class EndpointStore(Store):
     #: a SELECT is first asked for whole, unordered, and paged only when that answer was cut (False:
     #: ordered pages only; each page sorts the whole answer in the server, so they cost far more)
     unordered = True
+    #: a SELECT answer is parsed as it arrives, and an unordered one sorted in runs spilled to disk
+    #: (False: each body read whole and parsed at once; the older way, for comparison)
+    streamed = True
+    #: rows of an unordered answer held in memory while it is sorted
+    run_rows = RUN_ROWS
     stable_blank_ids = False
 
     def __init__(self, url: str, *, timeout: float = 300.0, fingerprint: str | None = None,
@@ -80,11 +90,27 @@ class EndpointStore(Store):
 
     # --- transport -------------------------------------------------------------------------------
     def _post(self, query: str, accept: str) -> Reply:
-        reply = self._http.post(query, accept)
+        return self._seen(self._http.post(query, accept))
+
+    def _seen(self, reply: Reply) -> Reply:
+        """What an answer's headers tell of the server, kept."""
         self._virtuoso = self._virtuoso or reply.is_virtuoso
         if reply.row_cap is not None:
             self._cap = reply.row_cap
         return reply
+
+    @contextmanager
+    def _select_answer(self, query: str) -> Iterator[tuple[Reply, JsonResults]]:
+        """A SELECT answer whose bindings are read as they arrive (or from the whole body: ``streamed``)."""
+        if not self.streamed:
+            data, reply = self._json(query)
+            yield reply, _Whole(data)
+            return
+        with self._http.opened(query, JSON) as reply:
+            try:
+                yield self._seen(reply), JsonResults(reply.read)
+            except MalformedAnswer as error:
+                raise StoreError(f"endpoint {self.url} sent invalid JSON: {error}") from None
 
     def _json(self, query: str) -> tuple[dict, Reply]:
         reply = self._post(query, JSON)
@@ -162,34 +188,55 @@ class EndpointStore(Store):
             yield from (_row(binding) for binding in self._select_once(query)[1])
             return
         if self.unordered:
-            bindings = self._unordered_whole(query, parsed)
-            if bindings is not None:
-                yield from (_row(binding) for binding in sorted(bindings, key=_sort_key(order)))
+            rows = self._unordered_whole(query, parsed, order)
+            if rows is not None:
+                yield from (_row(binding) for binding in rows)
                 return
         yield from self._pages(parsed, order)
 
-    def _unordered_whole(self, query: str, parsed: Select) -> list[dict] | None:
-        """The answer of ``query`` sent as it is, when it is shown whole; None when a cap cut it
-        (then it is paged). A small answer (at most a page) is shown whole as any page is, by the cap
-        the server announced or the probe found; a larger one by the server's COUNT of the same query
-        (one row, never cut): fewer rows than counted were cut at a cap, more are an error."""
-        data, reply = self._json(query)
-        bindings = _bindings(data)
-        self.rows_read += len(bindings)
-        rows = len(bindings)
-        if reply.row_cap is not None and rows >= reply.row_cap:
+    def _unordered_whole(self, query: str, parsed: Select, order: list[str]) -> SpilledSort | None:
+        """The answer of ``query`` sent as it is, sorted here, when it is shown whole; None when a
+        cap cut it or would (then it is paged). Where a silent cap is known, the server's COUNT comes
+        first, and an answer the cap would cut is not asked for."""
+        if self._cap is None:
+            self._recall_probe()
+        count = self._count(parsed) if self._cap is not None and not self._virtuoso else None
+        if count is not None and count >= self._cap:
             return None
-        if rows <= self.page_size:
-            return None if rows and self._capped_at(reply, rows) is not None else bindings
-        if self._cap is not None and rows >= self._cap:
+        rows = SpilledSort(_sort_key(order), run_rows=self.run_rows)
+        try:
+            whole = self._read_unordered(query, parsed, rows, count)
+        except BaseException:
+            rows.close()
+            raise
+        if not whole:
+            rows.close()
             return None
-        count = self._count(parsed)
-        if count == rows:
-            return bindings
-        if count is not None and rows < count:
-            self._cap = rows if self._cap is None else min(self._cap, rows)  # cut silently: page below it
-            return None
-        raise IncompleteAnswer(f"endpoint {self.url} sent {rows:,} rows of an answer it counts as {count}: the KB "
+        return rows
+
+    def _read_unordered(self, query: str, parsed: Select, rows: SpilledSort, count: int | None) -> bool:
+        """Whether the answer read into ``rows`` is whole. A small answer (at most a page) is shown
+        whole as any page is, by the cap the server announced or the probe found; a larger one by the
+        server's COUNT of the same query (one row, never cut): fewer rows than counted were cut at a
+        cap, more are an error."""
+        with self._select_answer(query) as (reply, answer):
+            if reply.row_cap is not None:
+                return False  # Virtuoso marks an answer that reached its cap: the rest of it is not read
+            rows.extend(answer.bindings())
+        self.rows_read += rows.rows
+        read = rows.rows
+        if count is None:
+            if read <= self.page_size:
+                return not (read and self._capped_at(reply, read) is not None)
+            if self._cap is not None and read >= self._cap:
+                return False
+            count = self._count(parsed)
+        if count == read:
+            return True
+        if count is not None and read < count:
+            self._cap = read if self._cap is None else min(self._cap, read)  # cut silently: page below it
+            return False
+        raise IncompleteAnswer(f"endpoint {self.url} sent {read:,} rows of an answer it counts as {count}: the KB "
                                f"changed while it was read, or the server cannot count its own answer, so none of "
                                f"it is used")
 
@@ -207,13 +254,12 @@ class EndpointStore(Store):
             query = parsed.page(order, size, offset=offset, after=after,
                                 nested=self._virtuoso and offset + size > SORTED_TOP)
             try:
-                data, reply = self._json(query)
+                reply, bindings = self._bindings_of(query)
             except EndpointHTTPError as error:
                 if "SR353" in str(error) and not self._virtuoso:  # Virtuoso's sorted-TOP limit: its own form
                     self._virtuoso = True
                     continue
                 raise
-            bindings = _bindings(data)
             self.rows_read += len(bindings)
             if len(bindings) < size:
                 cap = self._capped_at(reply, len(bindings))
@@ -229,12 +275,16 @@ class EndpointStore(Store):
 
     def _whole_or_none(self, query: str) -> list[dict] | None:
         """The answer of a query sent as it is, or None when a cap cut it (then it is paged)."""
-        data, reply = self._json(query)
-        bindings = _bindings(data)
+        reply, bindings = self._bindings_of(query)
         self.rows_read += len(bindings)
         if bindings and self._capped_at(reply, len(bindings)) is not None:
             return None
         return bindings
+
+    def _bindings_of(self, query: str) -> tuple[Reply, list[dict]]:
+        """Every binding of an answer of at most a page or a cap, read as it arrives."""
+        with self._select_answer(query) as (reply, answer):
+            return reply, list(answer.bindings())
 
     def _capped_at(self, reply: Reply, rows: int, *, announced: bool = True) -> int | None:
         """The server's row cap when an answer of ``rows`` rows was cut at it, else None (shown whole).
@@ -249,19 +299,14 @@ class EndpointStore(Store):
             return self._cap if rows >= self._cap else None
         return None
 
-    def _probe(self, rows: int) -> None:
+    def _probe(self, rows: int, *, counted: bool = True) -> None:
         """Find the server's cap, or show there is none up to ``rows`` (at least a page and one): ask
         for that many rows of a query whose true count the server also gives by COUNT. Fewer rows
-        than counted: they are the cap."""
+        than counted: they are the cap. ``counted`` False: an earlier probe showed the server counts
+        that query right, so only its rows are asked for."""
         rows = max(rows, self.page_size + 1)
-        counted = self._json(probe_count(rows))[0]
-        try:
-            count = int(_bindings(counted)[0]["n"]["value"])
-        except (IndexError, KeyError, TypeError, ValueError):
-            count = None
-        if count != rows:
-            raise IncompleteAnswer(f"endpoint {self.url}: cannot tell whether it cuts answers at a row cap (a probe "
-                                   f"of {rows} rows was counted as {count}), so no answer of it can be shown whole")
+        if counted:
+            self._check_probe_count(rows)
         got = len(_bindings(self._json(probe_rows(rows))[0]))
         if self._cap is None and got < rows:
             self._cap = got
@@ -270,6 +315,16 @@ class EndpointStore(Store):
             endpoint_fingerprints.remember_probe(self.url, self.graphs, pinned=self._pinned, cap=self._cap,
                                                  whole_below=self._whole_below)
 
+    def _check_probe_count(self, rows: int) -> None:
+        counted = self._json(probe_count(rows))[0]
+        try:
+            count = int(_bindings(counted)[0]["n"]["value"])
+        except (IndexError, KeyError, TypeError, ValueError):
+            count = None
+        if count != rows:
+            raise IncompleteAnswer(f"endpoint {self.url}: cannot tell whether it cuts answers at a row cap (a probe "
+                                   f"of {rows} rows was counted as {count}), so no answer of it can be shown whole")
+
     @property
     def _remembers(self) -> bool:
         """Whether this store shares what it learns of the server with other processes (a pinned
@@ -277,25 +332,26 @@ class EndpointStore(Store):
         return self._pinned is not None or self.fingerprint_max_age is not None
 
     def _recall_probe(self) -> None:
-        """Once: what an earlier process's probe of this endpoint found (``endpoint_fingerprints``)."""
+        """Once: what an earlier process's probe of this endpoint found (``endpoint_fingerprints``),
+        checked again by its rows alone: a cap lowered since then is found (the probe's count is what
+        is saved)."""
         if self._probe_recalled or not self._remembers:
             return
         self._probe_recalled = True
         found = endpoint_fingerprints.probe_found(self.url, self.graphs, pinned=self._pinned,
                                                   max_age=self.fingerprint_max_age)
-        if found is not None:
-            self._cap = self._cap if found["cap"] is None else min(self._cap or found["cap"], found["cap"])
-            self._whole_below = max(self._whole_below, found["whole_below"])
+        if found is not None and self._cap is None:
+            self._probe(found["whole_below"], counted=False)
 
     def _select_once(self, query: str) -> tuple[list[str], list[dict]]:
         """One SELECT answer that cannot be paged (free text): refused when it may be cut short."""
-        data, reply = self._json(query)
-        if "results" not in data:
+        with self._select_answer(query) as (reply, answer):
+            bindings = list(answer.bindings())
+        if not answer.has_results:
             raise StoreError("not a SELECT query")
-        bindings = _bindings(data)
         self.rows_read += len(bindings)
         self._refuse_capped(reply, len(bindings), "rows")
-        return list(data.get("head", {}).get("vars", [])), bindings
+        return answer.variables, bindings
 
     def _refuse_capped(self, reply: Reply, count: int, what: str) -> None:
         cap = self._capped_at(reply, count, announced=what == "rows") if count else None
@@ -388,6 +444,19 @@ class EndpointStore(Store):
         if self.graphs:
             info["graphs"] = list(self.graphs)
         return info
+
+
+class _Whole(JsonResults):
+    """An answer read whole and parsed at once (``EndpointStore.streamed`` False)."""
+
+    def __init__(self, data: dict):
+        super().__init__(lambda size: b"")
+        self.members = {name: value for name, value in data.items() if name != "results"}
+        self.has_results = "results" in data
+        self._all = _bindings(data) if self.has_results else []
+
+    def bindings(self) -> Iterator[dict]:
+        return iter(self._all)
 
 
 def _check_graph(graph: str) -> None:

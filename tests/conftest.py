@@ -250,9 +250,10 @@ class SparqlProxy:
     """A reverse proxy on loopback in front of a real SPARQL endpoint. It passes on the status, the
     body and the Content-Type only (no server or cap headers, as some proxies do), keeps the text
     of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
-    at that many rows without saying so: a server that caps silently. ``alter(query, body)`` rewrites
-    the body of each answer (a server that answers wrongly). ``rows`` counts the rows it passed on
-    (SELECT solutions and N-Triples lines): what a command in another process read of the KB."""
+    at that many rows without saying so: a server that caps silently (``cap`` may be changed while it
+    runs, as an administrator would). ``alter(query, body)`` rewrites the body of each answer (a
+    server that answers wrongly). ``rows`` counts the rows it passed on (SELECT solutions and N-Triples
+    lines): what a command in another process read of the KB."""
 
     def __init__(self, target: str, *, cap: int | None = None, alter=None):
         import http.server
@@ -261,6 +262,7 @@ class SparqlProxy:
         import urllib.parse
 
         proxy = self
+        self.cap = cap
         self.queries: list[str] = []
         self.rows = 0
 
@@ -275,8 +277,8 @@ class SparqlProxy:
                         status, data, media = answer.status, answer.read(), answer.headers["Content-Type"]
                 except urllib.error.HTTPError as error:
                     status, data, media = error.code, error.read(), error.headers.get("Content-Type", "text/plain")
-                if cap is not None and status == 200:
-                    data = _cut(data, media, cap, json)
+                if proxy.cap is not None and status == 200:
+                    data = _cut(data, media, proxy.cap, json)
                 if alter is not None and status == 200:
                     data = alter(proxy.queries[-1], data)
                 if status == 200:

@@ -190,3 +190,37 @@ def test_fewer_rows_than_counted_are_paged_again(dbpedia_server, dbpedia_store):
         assert sum("ORDER BY" in query for query in proxy.queries) > 5
     finally:
         proxy.close()
+
+
+def test_a_known_cap_sends_a_larger_answer_to_pages_unread(dbpedia_server, dbpedia_store):
+    """Once the store knows the server cuts at 20 rows (its first large answer was cut), a second
+    large answer is counted first and read in ordered pages only: the query is not sent whole, to
+    be cut at the cap and thrown away, again."""
+    awards = "SELECT ?s ?o WHERE { ?s dbo:award ?o }"
+    proxy = SparqlProxy(dbpedia_server.query_url, cap=20)
+    try:
+        store = remote_store(proxy.url, page_size=7)
+        assert Counter(as_tuples(rows_of(store, COUNTED))) == Counter(as_tuples(rows_of(dbpedia_store, COUNTED)))
+        del proxy.queries[:]
+        assert Counter(as_tuples(rows_of(store, awards))) == Counter(as_tuples(rows_of(dbpedia_store, awards)))
+        assert len(rows_of(dbpedia_store, awards)) > 20
+        assert not [query for query in proxy.queries if "ORDER BY" not in query and "COUNT(*)" not in query]
+        assert sum("COUNT(*)" in query for query in proxy.queries) == 1
+    finally:
+        proxy.close()
+
+
+def test_a_small_answer_below_a_known_cap_is_read_whole(dbpedia_server, dbpedia_store):
+    """Below the known cap the answer is still read as it is, unordered, and shown whole by its COUNT."""
+    capitals = 'SELECT ?s ?o WHERE { ?s dbo:capital ?o FILTER(STR(?s) >= "http://dbpedia.org/resource/D") }'
+    proxy = SparqlProxy(dbpedia_server.query_url, cap=20)
+    try:
+        store = remote_store(proxy.url, page_size=7)
+        rows_of(store, COUNTED)  # the cap is found
+        del proxy.queries[:]
+        expected = Counter(as_tuples(rows_of(dbpedia_store, capitals)))
+        assert 7 < sum(expected.values()) < 20
+        assert Counter(as_tuples(rows_of(store, capitals))) == expected
+        assert not any("ORDER BY" in query for query in proxy.queries)
+    finally:
+        proxy.close()
