@@ -23,7 +23,9 @@ HUB_LINKS = 5000
 
 
 def neighbours(index, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every neighbour of ``nodes`` (ids) in both directions, and the row each came from."""
+    """Every neighbour of ``nodes`` (ids) in both directions, and the row each came from (behind an
+    endpoint, the nodes whose links were not fetched yet are noted, ``Adjacency.need``)."""
+    index.need(nodes)
     out_at, out_row = runs(index.out_ptr[nodes], index.out_ptr[nodes + 1])
     in_at, in_row = runs(index.in_ptr[nodes], index.in_ptr[nodes + 1])
     return np.concatenate([index.dst[out_at], index.in_src[in_at]]).astype(np.int64), np.concatenate([out_row, in_row])
