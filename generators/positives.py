@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
-from factforge.sparql.fact_popularity import fact_arrays
+from factforge.sparql.fact_popularity import fact_arrays, scores
 from factforge.sparql.store import Store
 
 from .facts import Fact
@@ -68,7 +69,7 @@ class RankedFacts(Sequence):
 @dataclass
 class Ranked:
     facts: RankedFacts
-    popularity: np.ndarray  # aligned with the facts sorted by (s, o)
+    popularity: np.ndarray | None  # aligned with the facts sorted by (s, o); None for a random ranking
 
 
 class PairList(Sequence):
@@ -95,13 +96,15 @@ _TABLES: dict[tuple, tuple[PairList, np.ndarray, np.ndarray]] = {}
 
 
 def _table(store: Store, predicate: str, progress: bool, index=None):
-    """(pairs sorted by (s, o), their popularity, which have s != o and no statement node at either
-    end), kept for the last predicate. ``index``: the adjacency index to read (a neighbourhood's),
+    """(pairs sorted by (s, o), their popularity (a function, computed on first call), which have
+    s != o and no statement node at either end), kept for the last predicate. ``index``: the adjacency index to read (a neighbourhood's),
     else the KB's whole one."""
     key = (store.fingerprint(), predicate, id(index))
     table = _TABLES.get(key)
     if table is None or table[3] is not index:
-        found, src, dst, popularity = fact_arrays(store, predicate, progress=progress, index=index)
+        found, src, dst, _ = fact_arrays(store, predicate, progress=progress, index=index, scored=False)
+        # only a popularity ranking reads the scores, and behind an endpoint their mean degree is a query
+        popularity = cache(lambda: scores(store, predicate, found, src, dst))
         # A statement node is a subject of p where the store holds its model's fact as a direct
         # triple too (FactBench): it is no entity, and never a true fact's end.
         node = np.zeros(len(found.entities), dtype=bool)
@@ -131,14 +134,15 @@ def sorted_pairs(store: Store, predicate: str, index=None) -> PairList:
 
 def ranking(store: Store, spec: ScenarioSpec, *, progress: bool = False, index=None) -> Ranked:
     pairs, popularity, valid = _table(store, spec.predicate, progress, index)
+    scored = popularity() if spec.popularity != "random" else None
     if spec.popularity == "popular":
-        order = np.argsort(-popularity, kind="stable")  # ties keep (s, o) order
+        order = np.argsort(-scored, kind="stable")  # ties keep (s, o) order
     elif spec.popularity == "unpopular":
-        order = np.argsort(popularity, kind="stable")
+        order = np.argsort(scored, kind="stable")
     else:
         order = stream(spec.seed, "positives/ranking").permutation(len(pairs))
     order = order[valid[order]]
-    return Ranked(RankedFacts(pairs, order, spec.predicate), popularity)
+    return Ranked(RankedFacts(pairs, order, spec.predicate), scored)
 
 
 def select(ranked: list[Fact], count: int, spec: ScenarioSpec, *, store: Store, purpose: str,

@@ -103,7 +103,7 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
         if on_step is not None:
             on_step(name)
 
-    profiles.predicate_profile(store, spec.predicate)  # a clear error for an unknown predicate, first
+    profiles.known_predicate(store, spec.predicate)  # a clear error for an unknown predicate, first
     whole = index is None
     index = load_adjacency(store, progress=progress) if whole else index
     if spec.predicate not in index.pindex:

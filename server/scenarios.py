@@ -128,7 +128,7 @@ class ScenarioService:
             field_name = "size" if spec.size > self.max_facts else "train_size"
             raise SpecError(field_name, f"size + train_size is {total}; this server makes at most {self.max_facts} facts")
         try:
-            profiles.predicate_profile(self.store, spec.predicate)
+            profiles.known_predicate(self.store, spec.predicate)
         except profiles.UnknownPredicate as error:
             raise SpecError("predicate", str(error)) from None
         return spec

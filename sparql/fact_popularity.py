@@ -4,25 +4,30 @@ from __future__ import annotations
 import numpy as np
 
 from .adjacency import adjacency
-from .profiles import popularities, predicate_profile
+from .profiles import known_predicate, popularities, predicate_profile
 from .store import Store
 
 
-def fact_arrays(store: Store, predicate: str, *, progress: bool = False, index=None):
+def fact_arrays(store: Store, predicate: str, *, progress: bool = False, index=None, scored: bool = True):
     """The facts of ``predicate`` as arrays over the adjacency index (``index``, else the KB's
-    whole one): (index, subject ids, object ids, Eq. 1 popularity). Entity ids follow IRI order,
-    so the facts come sorted by (s, o)."""
-    profile = predicate_profile(store, predicate)
+    whole one): (index, subject ids, object ids, Eq. 1 popularity, None unless ``scored``). Entity
+    ids follow IRI order, so the facts come sorted by (s, o)."""
+    target = known_predicate(store, predicate)
     index = adjacency(store, progress=progress) if index is None else index
-    pid = index.pindex.get(profile["predicate"])
+    pid = index.pindex.get(target)
     if pid is None:
         empty = np.zeros(0, dtype=np.int32)
-        return index, empty, empty, np.zeros(0)
+        return index, empty, empty, np.zeros(0) if scored else None
     mask = index.pred == pid
     src, dst = index.src[mask], index.dst[mask]
+    return index, src, dst, scores(store, predicate, index, src, dst) if scored else None
+
+
+def scores(store: Store, predicate: str, index, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Eq. 1 popularity of the facts (src[i], dst[i]) of ``predicate`` over ``index``."""
     degree = index.degrees
-    score = np.round(popularities(degree[src], degree[dst], profile["mean_degree"] or 1.0), 6)
-    return index, src, dst, score
+    mean = predicate_profile(store, predicate)["mean_degree"] or 1.0
+    return np.round(popularities(degree[src], degree[dst], mean), 6)
 
 
 def fact_popularity(store: Store, predicate: str, *, progress: bool = False) -> list[dict]:

@@ -32,7 +32,7 @@ from pyoxigraph import Literal, NamedNode
 
 from .adjacency import Adjacency
 from .cache import StatsCache
-from .profiles import BATCH, batched, predicate_profiles
+from .profiles import BATCH, batched, content_predicates
 from .store import Store
 from .terms import iri, is_schema_predicate
 
@@ -122,7 +122,7 @@ class NeighbourhoodReader:
         earlier reader of the same store and predicate made (the one a scenario was generated
         over): what it holds is taken, not fetched again."""
         self.store = store
-        self.predicates = sorted(p["predicate"] for p in predicate_profiles(store) if not p["schema"])
+        self.predicates = content_predicates(store)
         self.pindex = {p: i for i, p in enumerate(self.predicates)}
         self.predicate = predicate
         self.rows = 0  # rows of the neighbourhood queries (facts, links, degrees)

@@ -86,33 +86,33 @@ def _compute_profiles(store: Store, progress: bool, *, use_table: bool = True) -
     rows = profile_rows(table) if table is not None else None
     if rows is None:
         rows = _aggregate_rows(store, progress)
-    profiles = []
-    for p, row in rows.items():
-        n, ns, no = row["facts"], row["subjects"], row["objects"]
-        profile = {
-            "predicate": p, "name": compact(p), "facts": n, "subjects": ns, "objects": no,
-            "objects_per_subject": round(n / ns, 4), "subjects_per_object": round(n / no, 4),
-            "functionality": functionality(n, ns, no), "schema": is_schema_predicate(p),
-            "subject_types": [], "object_types": [], "mean_degree": None,
-        }
-        if not profile["schema"]:
-            for side in ("subject_types", "object_types"):
-                types = sorted(row.get(side, []), key=lambda t: (-t[1], t[0]))
-                profile[side] = [{"type": t, "name": compact(t), "facts": k} for t, k in types[:TOP_TYPES]]
-            total, entities = row.get("degree", (0, 0))
-            if entities:
-                profile["mean_degree"] = round(float(total) / entities, 4)
-        profiles.append(profile)
+    profiles = [_profile(p, row) for p, row in rows.items()]
     return sorted(profiles, key=lambda prof: (-prof["facts"], prof["predicate"]))
+
+
+def _profile(p: str, row: dict) -> dict:
+    """A predicate's profile from its raw statistics (counts, types by side, degree sum and count)."""
+    n, ns, no = row["facts"], row["subjects"], row["objects"]
+    profile = {
+        "predicate": p, "name": compact(p), "facts": n, "subjects": ns, "objects": no,
+        "objects_per_subject": round(n / ns, 4), "subjects_per_object": round(n / no, 4),
+        "functionality": functionality(n, ns, no), "schema": is_schema_predicate(p),
+        "subject_types": [], "object_types": [], "mean_degree": None,
+    }
+    if not profile["schema"]:
+        for side in ("subject_types", "object_types"):
+            types = sorted(row.get(side, []), key=lambda t: (-t[1], t[0]))
+            profile[side] = [{"type": t, "name": compact(t), "facts": k} for t, k in types[:TOP_TYPES]]
+        total, entities = row.get("degree", (0, 0))
+        if entities:
+            profile["mean_degree"] = round(float(total) / entities, 4)
+    return profile
 
 
 def _aggregate_rows(store: Store, progress: bool) -> dict[str, dict]:
     """The raw statistics by aggregate queries: any backend, but slow on big KBs (docs/performance.md)."""
     steps = tqdm(total=4, desc="profiling", disable=not progress, leave=False)
-    rows: dict[str, dict] = {}
-    for row in store.select("predicate_counts"):
-        rows[row["p"].value] = {"facts": int(row["n"].value), "subjects": int(row["subjects"].value),
-                                "objects": int(row["objects"].value)}
+    rows = {p: dict(zip(("facts", "subjects", "objects"), counts)) for p, counts in _counted(store).items()}
     steps.update()
     content = [iri(p) for p in rows if not is_schema_predicate(p)]
     for side, template in (("subject_types", "predicate_subject_types"), ("object_types", "predicate_object_types")):
@@ -131,16 +131,85 @@ def _aggregate_rows(store: Store, progress: bool) -> dict[str, dict]:
     return rows
 
 
-def predicate_profile(store: Store, predicate: str) -> dict:
-    """The profile of one predicate (``dbo:birthPlace`` or a full IRI); a clear error when unknown."""
+def _counted(store: Store) -> dict[str, list[int]]:
+    """Facts, distinct subjects and distinct objects of every predicate, by one grouped scan of the
+    KB (``predicate_counts``), cached by fingerprint: the profiles start from it, and it is all of
+    the whole-KB profile that neighbourhood generation needs."""
+    return StatsCache(store).get_or_compute("predicate-counts", lambda: {
+        row["p"].value: [int(row["n"].value), int(row["subjects"].value), int(row["objects"].value)]
+        for row in store.select("predicate_counts")})
+
+
+def predicate_counts(store: Store) -> dict[str, list[int]]:
+    """{predicate IRI: [facts, distinct subjects, distinct objects]} for every predicate of the KB.
+
+    Behind an endpoint without a local copy (``store.whole_index`` false) this is the counts
+    query alone, not the whole profiles: their type and degree aggregates join every triple and
+    took longer than any scenario at 10M triples. Elsewhere, or when the profiles are cached
+    already, it is read from them."""
+    if store.whole_index or StatsCache(store).get("predicate-profiles") is not None:
+        return {p["predicate"]: [p["facts"], p["subjects"], p["objects"]] for p in predicate_profiles(store)}
+    return _counted(store)
+
+
+def objects_per_subject(store: Store) -> dict[str, float]:
+    """By predicate IRI: its facts per distinct subject, as its profile rounds it."""
+    return {p: round(n / ns, 4) for p, (n, ns, _) in predicate_counts(store).items()}
+
+
+def content_predicates(store: Store) -> list[str]:
+    """The non-schema predicates of the KB (those whose links count towards a degree), sorted."""
+    return sorted(p for p in predicate_counts(store) if not is_schema_predicate(p))
+
+
+def _endpoint_profile(store: Store, target: str, *, degree: bool) -> dict:
+    """The profile of one predicate by queries about it alone (its ends' types, its entities'
+    degrees), each cached by fingerprint: their cost grows with the predicate, not with the KB. The
+    degree part (``mean_degree``) joins every link of the predicate's entities and is left out
+    (None) unless ``degree``: only Eq. 1 popularity uses it."""
+    cache = StatsCache(store)
+    row: dict = dict(zip(("facts", "subjects", "objects"), predicate_counts(store)[target]))
+    if is_schema_predicate(target):
+        return _profile(target, row)
+    p = iri(target)
+
+    def types() -> dict:
+        found: dict[str, list] = {"subject_types": [], "object_types": []}
+        for r in store.select("predicate_types", predicate=p):
+            found[f"{r['side'].value}_types"].append([r["type"].value, int(r["n"].value)])
+        return found
+
+    row.update(cache.get_or_compute(f"predicate-types-{_key(target)}", types))
+    if degree:
+        def degrees() -> list[int]:
+            [r] = store.select("predicate_degree_sum", predicate=p, predicates=[iri(q) for q in content_predicates(store)])
+            return [int(r["total"].value), int(r["entities"].value)]
+
+        row["degree"] = cache.get_or_compute(f"predicate-degree-{_key(target)}", degrees)
+    return _profile(target, row)
+
+
+def known_predicate(store: Store, predicate: str) -> str:
+    """The full IRI of a predicate of the KB (``dbo:birthPlace`` or a full IRI); a clear error when
+    the KB has no fact of it. Asks no statistic of the predicate itself."""
     try:
         target = iri(predicate, field="predicate").value
     except TermError as error:
         raise UnknownPredicate(str(error)) from None
-    for profile in predicate_profiles(store):
-        if profile["predicate"] == target:
-            return profile
-    raise UnknownPredicate(f"predicate: the KB has no fact of {shown(predicate)}")
+    if target not in predicate_counts(store):
+        raise UnknownPredicate(f"predicate: the KB has no fact of {shown(predicate)}")
+    return target
+
+
+def predicate_profile(store: Store, predicate: str, *, degree: bool = True) -> dict:
+    """The profile of one predicate (``dbo:birthPlace`` or a full IRI); a clear error when unknown.
+    ``degree=False``: the caller does not read ``mean_degree``, which behind an endpoint is then
+    not computed (it may be None)."""
+    target = known_predicate(store, predicate)
+    if store.whole_index or StatsCache(store).get("predicate-profiles") is not None:
+        return next(profile for profile in predicate_profiles(store) if profile["predicate"] == target)
+    # behind an endpoint, a scenario needs its own predicate's profile, not every predicate's
+    return _endpoint_profile(store, target, degree=degree)
 
 
 def degree_predicates(store: Store) -> list:

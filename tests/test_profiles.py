@@ -146,3 +146,25 @@ def test_blank_nodes_fall_back_to_the_aggregate_queries(tmp_path):
     assert kb_table(store) is None
     [profile] = profiles.predicate_profiles(store)
     assert (profile["facts"], profile["subjects"], profile["objects"]) == (2, 2, 2)
+
+
+# --- one predicate by its own queries (what a scenario behind an endpoint asks) --------------------------
+def test_one_predicates_own_queries_give_its_whole_kb_profile(dbpedia_store, tmp_path, monkeypatch):
+    """``predicate_types`` and ``predicate_degree_sum`` about one predicate give the numbers of the
+    whole-KB aggregates, on DBpedia50 and on the demo KB held twice (two graphs)."""
+    from importlib import resources
+
+    from factforge.sparql.loading import load_files
+    from factforge.sparql.store import open_store
+
+    monkeypatch.setenv("FACTFORGE_CACHE", str(tmp_path / "cache"))
+    twice = open_store(tmp_path / "demo")
+    load_files(twice, [resources.files("factforge.sparql") / "demo" / "demo.ttl"], progress=False)
+    load_files(twice, [DBPEDIA_NT], graph="http://example.org/graph/copy", progress=False)
+    for store, limit in ((twice, 3), (dbpedia_store, 2)):
+        whole = [p for p in profiles._compute_profiles(store, False, use_table=False) if not p["schema"]][:limit]
+        assert any(p["mean_degree"] for p in whole) and any(p["object_types"] for p in whole)
+        for expected in whole:
+            assert profiles._endpoint_profile(store, expected["predicate"], degree=True) == expected
+            without = profiles._endpoint_profile(store, expected["predicate"], degree=False)
+            assert without == {**expected, "mean_degree": None}

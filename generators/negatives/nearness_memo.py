@@ -122,7 +122,7 @@ class NearnessMemo:
         per subject, and checking them was most of a random-walk scenario's time."""
         if self._granular is None:
             index = self.kb.adjacency
-            spread = {row["predicate"]: row["objects_per_subject"] for row in profiles.predicate_profiles(self.kb.store)}
+            spread = profiles.objects_per_subject(self.kb.store)
             self._granular = np.array([spread.get(q, np.inf) <= GRANULAR_OBJECTS for q in index.predicates], dtype=bool)
         return self._granular
 

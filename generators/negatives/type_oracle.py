@@ -98,7 +98,7 @@ class TypeOracle:
         """The type path of the predicate's most frequent class on ``side``."""
         if side not in self._typical:
             store = self.kb.store
-            profile = profiles.predicate_profile(store, self.kb.predicate)
+            profile = profiles.predicate_profile(store, self.kb.predicate, degree=False)
             top = profile["subject_types" if side == "subject" else "object_types"]
             tree = profiles.class_tree(store)
             self._typical[side] = frozenset(tree.chain(top[0]["type"])) if top else frozenset()
