@@ -252,7 +252,7 @@ def test_popular_entities_whose_labels_balance_give_chance_not_below(tmp_path):
     """A fold's held-out claims of a popular city leave its training claims leaning against their labels:
     fit on the rest only, the entity-only and claim-only baselines scored below the majority at nearly
     every seed on claims whose entities say nothing. Each fold's training mirrors its held-out claims
-    (``evaluation.scoring.training_for``), so over seeds they average chance."""
+    (``evaluation.scoring.training_for``), so over seeds they average about chance."""
     lifts = {"claim_only": [], "entity_only": []}
     for seed in range(3):
         rows, answers = matched(seed=seed)
@@ -263,7 +263,7 @@ def test_popular_entities_whose_labels_balance_give_chance_not_below(tmp_path):
                 assert baselines[name]["folds_grouped_by"] == "subject"
                 found.append(baselines[name]["lift"])
     for name, found in lifts.items():
-        assert sum(found) / len(found) > -0.015 and sum(lift < 0 for lift in found) <= 9, (name, found)
+        assert -0.015 < sum(found) / len(found) < 0.04 and sum(lift < 0 for lift in found) <= 9, (name, found)
 
 
 def test_flags_claims_of_one_subject_that_share_a_label(tmp_path):
