@@ -95,7 +95,8 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
                        "kinds_p_value": audit_kinds.P_VALUE},
         "seed": seed, "folds": FOLDS,
         "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
-                       "fold is fit without the claims that share a rarely named entity with its held-out ones",
+                       "fold is fit without the claims that share a rarely named entity with its held-out ones, "
+                       "and, for each held-out claim, one of each other label naming the same entity",
         **({"source": source} if source else {}),
         "claims": {"total": len(claims), "labels": _label_counts(claims),
                    "languages": {lang: len(group) for lang, group in sorted(by_lang.items())},
@@ -248,15 +249,17 @@ class _Folds:
 def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     """The folds of ``_cross_validated``. With ``facts`` they are grouped by subject (``evaluation.folds``)
     and, as in the scenario audit (``evaluation.scoring``), each is fit without the claims made with its
-    held-out ones (sharing an entity few claims name). A subject's true and false facts are a SUPPORTS
-    and a REFUTES claim (or two NOT ENOUGH INFO ones, when the true fact left R): split over folds, each
-    teaches the model its partner's subject with the other label, and scores fall below chance or above
-    it with nothing in the claims to learn. Whether a subject's claims agree in label more than chance
-    is ``_subject_agreement``'s question."""
+    held-out ones (sharing an entity few claims name) and mirrored (``training_for``: for each held-out
+    claim, one of each other label naming its popular entity leaves too, or a popular object's training
+    claims lean against the held-out labels and a file whose entities say nothing scores below majority).
+    A subject's true and false facts are a SUPPORTS and a REFUTES claim (or two NOT ENOUGH INFO ones,
+    when the true fact left R): split over folds, each teaches the model its partner's subject with the
+    other label, and scores fall below chance or above it with nothing in the claims to learn. Whether a
+    subject's claims agree in label more than chance is ``_subject_agreement``'s question."""
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     from factforge.evaluation.folds import group_split
-    from factforge.evaluation.scoring import pairs_of
+    from factforge.evaluation.scoring import pairs_of, training_for
 
     counts = Counter(y.tolist())
     result = {"majority": round(max(counts.values()) / len(y), DIGITS)}
@@ -286,8 +289,7 @@ def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     partners = pairs_of(sample)
     splits = []
     for train, test in group_split(target, groups, folds, seed):
-        held = set().union(*(partners[i] for i in test.tolist()))
-        kept_apart = np.array([i for i in train.tolist() if i not in held], dtype=np.int64)
+        kept_apart = training_for(train, test, sample, target, partners)
         splits.append((kept_apart if kept_apart.size else train, test))
     return _Folds(result, index, target, splits, True)
 

@@ -97,22 +97,28 @@ def cross_validated(model: Checker, records: list[dict], reference: Reference | 
 def training_for(train_at: np.ndarray, test_at: np.ndarray, records: list[dict], y: np.ndarray,
                  partners: list[set[int]]) -> np.ndarray:
     """The training facts of a fold: those of ``train_at`` that none of the held-out facts was made
-    with (``partners``), less, for each held-out fact, one of the other label naming the same entity
-    (the first in record order, so the same folds give the same training)."""
+    with (``partners``), less, for each held-out fact, one of each other label naming the same entity
+    (the first in record order, so the same folds give the same training). ``y`` may hold more than
+    two labels (the claims audit's three): an entity then keeps every difference of two labels' counts."""
     held = set().union(*(partners[i] for i in test_at.tolist()))
     kept = [i for i in train_at.tolist() if i not in held]
+    label = y.tolist()
     waiting: dict[tuple, list[int]] = {}
     for i in reversed(kept):  # popped from the end: the first in record order leaves first
         for key in _sides(records[i]):
-            waiting.setdefault((key, bool(y[i])), []).append(i)
+            waiting.setdefault((key, label[i]), []).append(i)
+    values = sorted(set(label))
     gone: set[int] = set()
     for i in test_at.tolist():
         for key in _sides(records[i]):
-            others = waiting.get((key, not y[i]), [])
-            while others and others[-1] in gone:
-                others.pop()
-            if others:
-                gone.add(others.pop())
+            for other in values:
+                if other == label[i]:
+                    continue
+                others = waiting.get((key, other), [])
+                while others and others[-1] in gone:
+                    others.pop()
+                if others:
+                    gone.add(others.pop())
     return np.array([i for i in kept if i not in gone], dtype=np.int64)
 
 

@@ -227,6 +227,45 @@ def test_matched_pairs_of_one_subject_give_chance_not_below(tmp_path):
         assert not report["flagged"], report["reasons"]
 
 
+def matched(pairs=150, seed=0, cities=6):
+    """``paired`` claims whose objects are a few popular cities, each as often in a subject's first claim
+    as in its second: the second takes the first claim's city of another subject of its kind (as a false
+    fact takes a true one's object). No entity says anything about the label."""
+    rng = random.Random(seed)
+    kinds = [NEI if k % 3 == 2 else SUPPORTS for k in range(pairs)]
+    own = [f"City{rng.randrange(cities)}" for _ in range(pairs)]
+    donor = {}
+    for kind in (SUPPORTS, NEI):
+        subjects = [k for k in range(pairs) if kinds[k] == kind]
+        donor.update(zip(subjects, rng.sample(subjects, len(subjects))))
+    rows, answers = [], {}
+    for k, first in enumerate(kinds):
+        for label, city in ((first, own[k]), (NEI if first == NEI else REFUTES, own[donor[k]])):
+            i = len(rows)
+            rows.append({"id": f"c{i}", "claim": f"Person{k} was born in {city}.", "label": label, "lang": "en",
+                         "evidence": [[[i, None, None, None]]] if label == NEI else [[[i, 0, f"Person{k}", 0]]]})
+            answers[f"c{i}"] = {"subject": f"Person{k}", "object": city, "template": "born"}
+    return records(rows), answers
+
+
+def test_popular_entities_whose_labels_balance_give_chance_not_below(tmp_path):
+    """A fold's held-out claims of a popular city leave its training claims leaning against their labels:
+    fit on the rest only, the entity-only and claim-only baselines scored below the majority at nearly
+    every seed on claims whose entities say nothing. Each fold's training mirrors its held-out claims
+    (``evaluation.scoring.training_for``), so over seeds they average about chance."""
+    lifts = {"claim_only": [], "entity_only": []}
+    for seed in range(3):
+        rows, answers = matched(seed=seed)
+        claims_ = read_claims(write_jsonl(tmp_path / f"matched{seed}.jsonl", rows))
+        for fold_seed in range(4):
+            baselines = audit_claims(claims_, answers=answers, seed=fold_seed)["languages"]["en"]["baselines"]
+            for name, found in lifts.items():
+                assert baselines[name]["folds_grouped_by"] == "subject"
+                found.append(baselines[name]["lift"])
+    for name, found in lifts.items():
+        assert -0.015 < sum(found) / len(found) < 0.04 and sum(lift < 0 for lift in found) <= 9, (name, found)
+
+
 def test_flags_claims_of_one_subject_that_share_a_label(tmp_path):
     """What negating one of a subject's two claims made: the grouped folds cannot see it, the
     agreement of a subject's labels does."""
