@@ -13,7 +13,10 @@ no true fact has (FactBench's ``wrong/property`` models: R has nothing of that p
 them, so all would be NOT ENOUGH INFO, and the predicate's wording alone would say so), and every
 false fact of a (subject, predicate) after the first in the seeded order (FactBench writes several
 wrong models of one true fact: all REFUTES while the true fact is in R, all NOT ENOUGH INFO once it
-left, so a subject's claims would share a label far more often than at random).
+left, so a subject's claims would share a label far more often than at random), and every true fact of a
+triple after the first (FactBench's two spells of one player at one team: one taken out of R for NOT
+ENOUGH INFO and the other kept for SUPPORTS would leave the triple in R, and the two claims would
+say the same words).
 
 Labels are planned for each predicate on its own, with the shares met within it, so a predicate's
 words say nothing about the label; a predicate that cannot meet them is left out and named (a set of
@@ -193,8 +196,10 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     ordered = sorted(items, key=lambda i: (keyed_rank(key, "take-out", fact_fields(i.fact)), i.id))
     reference.load_types(e for i in items for e in i.fact.pair)  # one query a batch, not one a fact
     left_out = {"true_contradicted_in_kb": 0, "false_in_kb": 0, "false_of_a_predicate_without_true_facts": 0,
-                "false_beyond_one_per_subject": 0, "false_refuted_through_another_predicates_fact": 0}
+                "false_beyond_one_per_subject": 0, "false_refuted_through_another_predicates_fact": 0,
+                "true_beyond_one_per_triple": 0}
     groups: dict[str, _Group] = {}
+    said_triples = set()  # triples of the true facts kept
     said_true = {i.fact.p for i in items if i.truth}
     said_false = set()  # (subject, predicate) of the false facts kept
     for item in ordered:
@@ -204,6 +209,11 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         if not item.truth and (item.fact.s, item.fact.p) in said_false and not reference.has(item.fact.triple):
             left_out["false_beyond_one_per_subject"] += 1
             continue
+        if item.truth and item.fact.triple in said_triples:
+            left_out["true_beyond_one_per_triple"] += 1
+            continue
+        if item.truth:
+            said_triples.add(item.fact.triple)
         found = reference.contradictions(item.fact)
         in_kb = reference.has(item.fact.triple)
         group = groups.setdefault(item.fact.p, _Group())
