@@ -45,7 +45,6 @@ from factforge.sparql.terms import compact
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, any_acceptable, fallback_section, round_robin
 from .nearness import runs
-from .plausibility import reach_of, walk_reach
 
 EXTRA_BATCH = 500
 # True facts whose neighbours are read per false fact wanted, at most: where fewer than one in this
@@ -85,10 +84,8 @@ class LocalClosedWorld(NegativeSampler):
     def fallback(self, context: NegativeContext, sources: list[Fact], chosen: list[Negative], n: int,
                  rng) -> list[Negative]:
         """Up to ``n`` false facts p(s, o') of the sources' subjects with o' from p's observed
-        range, type-consistent with o: objects owed to the set first; within those and the rest,
-        objects the subject's neighbourhood leads to (``walk_reach``) first, in a seeded order
-        weighted by how often walks from s end there, then the others weighted by their count
-        as objects of p; offered a chunk per source at a time."""
+        range, type-consistent with o: objects owed to the set first, then the rest in a seeded
+        order weighted by their count as objects of p; offered a chunk per source at a time."""
         objects, counts = context.kb.observed_range()
         if not sources or not objects:
             return []
@@ -98,8 +95,6 @@ class LocalClosedWorld(NegativeSampler):
             balance.owed[negative.fact.o] -= 1
         not_owed = np.array([balance.owed[o] <= 0 for o in objects])
         fitting: dict[frozenset, np.ndarray] = {}  # by a true object's types: the range objects that pass
-        index, p = context.kb.adjacency, context.kb.adjacency.pindex.get(context.predicate)
-        nodes = np.array([context.kb.node(o) for o in objects], dtype=np.int64)
         orders = []
         for source in sources:
             key = context.types.types(source.o)
@@ -107,16 +102,9 @@ class LocalClosedWorld(NegativeSampler):
                 fitting[key] = np.array([i for i, o in enumerate(objects)
                                          if context.types.type_consistent(source.o, o, stand_in=True)], dtype=np.int64)
             fits = fitting[key]
-            # By count alone, a false object had nothing to do with its subject, and graph checkers
-            # and embeddings told it from the true one where hand-checked negatives, picked among
-            # the objects a link predictor ranks high, fooled them (docs/performance.md). Taken
-            # greedily, the most reached objects (a big country) went to most subjects, and the
-            # audit's object and type baselines flagged P27. Each an exponential key over its
-            # weight: a weighted draw without replacement.
-            reach = reach_of(walk_reach(index, context.kb.node(source.s), p, context.kb.node(source.o)), nodes[fits])
-            reached = reach > 0
-            weighted = rng.exponential(size=len(fits)) / np.where(reached, reach, counts[fits])
-            orders.append(fits[np.lexsort((weighted, ~reached, not_owed[fits]))].tolist())
+            # sorted by an exponential key over the count: a weighted draw without replacement
+            weighted = rng.exponential(size=len(fits)) / counts[fits]
+            orders.append(fits[np.lexsort((weighted, not_owed[fits]))].tolist())
         made: list[Negative] = []
         for start in range(0, max(len(order) for order in orders), RANGE_CHUNK):
             per_source = [[self._fallback_negative(context, source, objects[i]) for i in order[start:start + RANGE_CHUNK]]
