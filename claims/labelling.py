@@ -52,11 +52,15 @@ from .keyed import keyed_rank
 
 SUPPORTS, REFUTES, NEI = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (SUPPORTS, REFUTES, NEI)
-#: shares chosen from the facts: a third each when R refutes some of their false facts, else half
-#: SUPPORTS and half NOT ENOUGH INFO (``resolved_shares``)
+#: shares chosen from the facts (``resolved_shares``)
 AUTO = "auto"
 THIRDS = (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))
 HALVES = (Fraction(1, 2), Fraction(0), Fraction(1, 2))
+#: ``auto`` keeps a third each while that makes claims of at least this share of the facts
+AUTO_KEEP = Fraction(1, 2)
+#: the REFUTES shares ``auto`` tries below a third, the rest split evenly between SUPPORTS and NOT ENOUGH
+#: INFO; the smallest still gives a REFUTES claim for every ten, which a 3-way metric does not drown
+AUTO_REFUTES = (Fraction(1, 4), Fraction(1, 5), Fraction(1, 6), Fraction(1, 8), Fraction(1, 10))
 
 
 class SharesError(ClaimsError):
@@ -87,6 +91,7 @@ class Plan:
     per_predicate: dict[str, dict] = field(default_factory=dict)       # its claims per label and pools
     predicates_left_out: dict[str, dict] = field(default_factory=dict)  # its facts and why
     shares: tuple = THIRDS                                              # the shares met (``auto`` resolved)
+    shares_why: str = ""                                                # why ``auto`` came to them
 
 
 def per_label(counts, pools, share: float, key: bytes, purpose: str, rank=lambda c: c.item.fact.triple) -> dict:
@@ -242,7 +247,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         group.false_items = kept
     for group in groups.values():
         group.settle(destroys)
-    shares = resolved_shares(groups, shares)
+    shares, why = resolved_shares(groups, shares)
     planned, refused = _totals(groups, shares, count)
     claims, removed, by_predicate = [], [], {}
     for predicate, (k, want) in planned.items():
@@ -252,17 +257,50 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     claims = in_record_order(claims, seed)
     removed = [c.item.fact for c in claims if c.removed or not c.item.truth]
     sizes = {name: sum(g.sizes[name] for g in groups.values()) for name in _SIZES}
-    return Plan(claims, removed, left_out, sizes, by_predicate, refused, shares)
+    return Plan(claims, removed, left_out, sizes, by_predicate, refused, shares, why)
 
 
-def resolved_shares(groups: dict, shares):
-    """``shares``, or for ``AUTO`` a third each when R refutes a false fact of some predicate, else half
-    SUPPORTS and half NOT ENOUGH INFO: a first try on a predicate R cannot contradict (DBpedia's
-    birthPlace: not functional, no disjoint types) makes a set instead of an error. Given shares are
-    met or refused as given."""
+def resolved_shares(groups: dict, shares) -> tuple[tuple, str]:
+    """(shares, why): ``shares`` as given (met or refused as given, why ""), or for ``AUTO`` the most
+    claims with all three labels well represented. A third each when that makes claims of at least
+    ``AUTO_KEEP`` of the facts: where R refutes only a few false facts (DBpedia's birthPlace: not
+    functional, refuted through disjoint types only) thirds made a set of a few claims out of hundreds
+    of facts. Else the REFUTES share of ``AUTO_REFUTES`` (the rest split evenly) that makes the most
+    claims (ties to the larger share), when it makes at least ``AUTO_KEEP`` of the facts or more than
+    half SUPPORTS, half NOT ENOUGH INFO would; else those halves (a predicate R cannot contradict
+    makes a set instead of an error)."""
     if shares != AUTO:
-        return shares
-    return THIRDS if any(group.sizes["false_refuted_by_kb"] for group in groups.values()) else HALVES
+        return shares, ""
+    facts = sum(len(g.leaving) + len(g.false_items) for g in groups.values())
+    enough = AUTO_KEEP * facts
+    thirds = _available(groups, THIRDS)
+    if thirds and thirds >= enough:
+        return THIRDS, f"a third each makes {thirds} claims of {facts} facts, at least {_percent(AUTO_KEEP)}"
+    halves = _available(groups, HALVES)
+    made, best = max(((_available(groups, _even(r)), _even(r)) for r in AUTO_REFUTES),
+                     key=lambda pair: (pair[0], pair[1][1]))
+    if thirds >= made:
+        made, best = thirds, THIRDS
+    if made and (made >= enough or made > halves):
+        return best, (f"a third each makes {thirds} claims of {facts} facts, under {_percent(AUTO_KEEP)}: "
+                      f"R refutes too few false facts; REFUTES {best[1]} makes {made}")
+    if not made:
+        return HALVES, "R refutes none of these false facts"
+    return HALVES, (f"R refutes too few false facts: three labels make at most {made} claims of {facts} facts, "
+                    f"1/2, 0, 1/2 makes {halves}")
+
+
+def _even(refutes: Fraction) -> tuple:
+    return ((1 - refutes) / 2, refutes, (1 - refutes) / 2)
+
+
+def _percent(share: Fraction) -> str:
+    return f"{float(share):.0%}"
+
+
+def _available(groups: dict, shares) -> int:
+    """The most claims the predicates that can meet ``shares`` give at them (``_totals`` without a count)."""
+    return sum(_largest(g.pools, shares) for g in groups.values() if not g.missing(shares))
 
 
 _SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")

@@ -24,7 +24,8 @@ from .templates import available
 CLAIM_CONSTRAINTS: dict[str, Constraint] = {
     "lang": Constraint("choices", ("en",), "claim languages", choices=available),
     "shares": Constraint("text", AUTO, "SUPPORTS,REFUTES,NOT ENOUGH INFO shares, as numbers or fractions; "
-                                       "auto: a third each where R refutes some false facts, else 1/2,0,1/2"),
+                                       "auto: the most claims with every label well represented: a third each, else a "
+                                       "smaller REFUTES share (down to 1/10), else 1/2,0,1/2"),
     "count": Constraint("integer", None, "claims per language (default: as many as the shares allow)", 1, MAX_SIZE),
     "negation": Constraint("number", 0.0, "share of claims negated, the same number with each label", 0, 1),
     "conjunction": Constraint("number", 0.0, "share of claims joined by 'and' with another fact of their subject "

@@ -113,7 +113,8 @@ def _used(shares: dict) -> str:
     used = shares.get("used")
     if not used or used == shares["asked"]:
         return ""
-    why = "R refutes some false facts" if used[1] != "0" else "R refutes none of these false facts"
+    why = shares.get("why") or ("R refutes some false facts" if used[1] != "0" else
+                                 "R refutes none of these false facts")
     return f": used {', '.join(used)} ({why})"
 
 

@@ -260,4 +260,6 @@ def test_a_first_try_makes_claims_and_says_which_shares_it_used(demo_store, tmp_
     assert "--shares: none of these facts can be REFUTES" in strict.stderr
     capital = factforge("generate", "--store", demo_store, "--predicate", "dbo:capital", "--size", "40", "--seed", "4",
                         "--claims", "--out", tmp_path / "capital")
-    assert "auto: used 1/3, 1/3, 1/3 (R refutes some false facts)" in capital.stdout
+    assert "auto: used 1/3, 1/3, 1/3 (a third each makes " in capital.stdout
+    assert json.loads((tmp_path / "capital" / "claims" / "manifest.json").read_text())["shares"]["why"].startswith(
+        "a third each makes ")
