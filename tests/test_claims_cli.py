@@ -241,8 +241,9 @@ def test_our_claims_pass_the_claims_audit(demo_store, tmp_path, flags):
 def test_a_first_try_makes_claims_and_says_which_shares_it_used(demo_store, tmp_path):
     """``generate --claims`` without shares on a predicate R cannot contradict (the demo KB's award:
     not functional, no disjoint types) was refused ("none of these facts can be REFUTES"). The default
-    shares are ``auto``: half SUPPORTS, half NOT ENOUGH INFO there, a third each where R refutes some
-    false facts (capital), printed and in the manifest; given shares that cannot be met still fail."""
+    shares are ``auto``: half SUPPORTS, half NOT ENOUGH INFO there, a third each where R refutes enough
+    false facts (capital), printed with the reason and in the manifest; given shares that cannot be met
+    still fail."""
     out = tmp_path / "award"
     made = factforge("generate", "--store", demo_store, "--predicate", "dbo:award", "--size", "40", "--seed", "4",
                      "--claims", "--out", out)
