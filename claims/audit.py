@@ -61,7 +61,7 @@ from factforge.evaluation.features import npmi_counts
 
 from . import audit_kinds, audit_order, audit_text
 from .errors import ClaimsError
-from .fever_io import LABELS, Claim, read_answers, read_claims
+from .fever_io import LABELS, REFUTES, SUPPORTS, Claim, read_answers, read_claims
 
 LIFT_THRESHOLD = 0.1
 NPMI_THRESHOLD = 0.3
@@ -70,6 +70,12 @@ GAP_STANDARD_ERRORS = 3.0
 MIN_CLAIMS, MIN_CLAIMS_SHARE = 10, 0.005
 FOLDS = 5
 BASELINE_CLAIMS = 10_000
+# The labels a held-out claim's training is mirrored against (``_folds``): a SUPPORTS and a REFUTES claim
+# are made together (a true fact and a false one that took a true fact's object), so an entity is named
+# by about as many of each; how many NOT ENOUGH INFO claims name it follows which true facts left R,
+# which nothing ties to the others. Mirrored against NOT ENOUGH INFO too, a fold kept each entity's lean
+# over the whole set, its held-out claims' labels included, and three-label files read above chance.
+MIRRORED = {SUPPORTS: (REFUTES,), REFUTES: (SUPPORTS,)}
 SHOWN = 10  # n-grams listed per label and in the strongest list
 DIGITS = 4
 
@@ -96,7 +102,8 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
         "seed": seed, "folds": FOLDS,
         "fold_groups": "claims of one subject (when the answers or the records name it) stay in one fold, and each "
                        "fold is fit without the claims that share a rarely named entity with its held-out ones, "
-                       "and, for each held-out claim, one of each other label naming the same entity",
+                       "and, for each held-out SUPPORTS (REFUTES) claim, one REFUTES (SUPPORTS) claim naming the "
+                       "same entity, on the features of claims of two subjects or more",
         **({"source": source} if source else {}),
         "claims": {"total": len(claims), "labels": _label_counts(claims),
                    "languages": {lang: len(group) for lang, group in sorted(by_lang.items())},
@@ -244,14 +251,16 @@ class _Folds:
     splits: list             # (train, test) positions in ``index``
     grouped: bool
     skipped: str | None = None
+    groups: np.ndarray | None = None  # each used claim's subject, as a number, when the folds are grouped
 
 
 def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     """The folds of ``_cross_validated``. With ``facts`` they are grouped by subject (``evaluation.folds``)
     and, as in the scenario audit (``evaluation.scoring``), each is fit without the claims made with its
     held-out ones (sharing an entity few claims name) and mirrored (``training_for``: for each held-out
-    claim, one of each other label naming its popular entity leaves too, or a popular object's training
-    claims lean against the held-out labels and a file whose entities say nothing scores below majority).
+    claim of SUPPORTS or REFUTES, one of the other of the two naming its popular entity leaves too
+    (``MIRRORED``), or a popular object's training claims lean against the held-out labels and a file whose
+    entities say nothing scores below majority).
     A subject's true and false facts are a SUPPORTS and a REFUTES claim (or two NOT ENOUGH INFO ones,
     when the true fact left R): split over folds, each teaches the model its partner's subject with the
     other label, and scores fall below chance or above it with nothing in the claims to learn. Whether a
@@ -289,9 +298,9 @@ def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     partners = pairs_of(sample)
     splits = []
     for train, test in group_split(target, groups, folds, seed):
-        kept_apart = training_for(train, test, sample, target, partners)
+        kept_apart = training_for(train, test, sample, target, partners, MIRRORED)
         splits.append((kept_apart if kept_apart.size else train, test))
-    return _Folds(result, index, target, splits, True)
+    return _Folds(result, index, target, splits, True, groups=np.unique(groups, return_inverse=True)[1])
 
 
 def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False) -> dict:
@@ -309,6 +318,8 @@ def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False)
         x = vectorizer.fit_transform([features(i) for i in folds.index])
     except ValueError:  # no feature at all (e.g. no claim has an entity-like span)
         return {**result, "accuracy": None, "skipped": "no features"}
+    if folds.groups is not None:
+        x = _across_subjects(x, folds.groups, renormalize=tfidf)
     target = folds.target
     predicted = np.empty(target.size, dtype=object)
     for train, test in folds.splits:
@@ -327,6 +338,22 @@ def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False)
 
 def _identity(doc):
     return doc
+
+
+def _across_subjects(x, groups: np.ndarray, *, renormalize: bool):
+    """``x`` without the features that claims of one subject only have. Folds grouped by subject never
+    hold such a feature out: it cannot say anything of a held-out claim, and in training it takes over
+    the label of a claim whose partner claim left (a mirrored claim, or one made with a held-out claim),
+    so the shared features (a popular object) are fit on the claims whose subject kept both labels.
+    Those lean the way the held-out claims' labels did not, and a file whose claims say nothing of the
+    label scored below chance with two labels and above it with three (``NOT ENOUGH INFO`` pairs)."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    members = sparse.csr_matrix((np.ones(groups.size), (groups, np.arange(groups.size))))
+    subjects = np.asarray(((members @ (x != 0).astype(np.float64)) > 0).sum(axis=0)).ravel()
+    x = x[:, np.flatnonzero(subjects >= 2)]
+    return normalize(x) if renormalize else x
 
 
 # --- claims of one subject ---------------------------------------------------------------------

@@ -95,11 +95,13 @@ def cross_validated(model: Checker, records: list[dict], reference: Reference | 
 
 
 def training_for(train_at: np.ndarray, test_at: np.ndarray, records: list[dict], y: np.ndarray,
-                 partners: list[set[int]]) -> np.ndarray:
+                 partners: list[set[int]], mirrored: dict | None = None) -> np.ndarray:
     """The training facts of a fold: those of ``train_at`` that none of the held-out facts was made
     with (``partners``), less, for each held-out fact, one of each other label naming the same entity
     (the first in record order, so the same folds give the same training). ``y`` may hold more than
-    two labels (the claims audit's three): an entity then keeps every difference of two labels' counts."""
+    two labels (the claims audit's three); ``mirrored`` (label -> labels) then names the labels made in
+    pairs, whose difference an entity keeps: mirrored against a label nothing ties to its own, an entity
+    would keep that label's lean over the whole set, held-out labels included (default: every other)."""
     held = set().union(*(partners[i] for i in test_at.tolist()))
     kept = [i for i in train_at.tolist() if i not in held]
     label = y.tolist()
@@ -111,7 +113,7 @@ def training_for(train_at: np.ndarray, test_at: np.ndarray, records: list[dict],
     gone: set[int] = set()
     for i in test_at.tolist():
         for key in _sides(records[i]):
-            for other in values:
+            for other in values if mirrored is None else mirrored.get(label[i], ()):
                 if other == label[i]:
                     continue
                 others = waiting.get((key, other), [])

@@ -227,16 +227,18 @@ def test_matched_pairs_of_one_subject_give_chance_not_below(tmp_path):
         assert not report["flagged"], report["reasons"]
 
 
-def matched(pairs=150, seed=0, cities=6):
+def matched(pairs=150, seed=0, cities=6, binary=False, across_kinds=False):
     """``paired`` claims whose objects are a few popular cities, each as often in a subject's first claim
     as in its second: the second takes the first claim's city of another subject of its kind (as a false
-    fact takes a true one's object). No entity says anything about the label."""
+    fact takes a true one's object; ``across_kinds``: of any subject, so a city's SUPPORTS and REFUTES
+    claims need not balance, only its first and second ones). ``binary``: SUPPORTS and REFUTES pairs
+    only. No entity says anything about the label."""
     rng = random.Random(seed)
-    kinds = [NEI if k % 3 == 2 else SUPPORTS for k in range(pairs)]
+    kinds = [NEI if k % 3 == 2 and not binary else SUPPORTS for k in range(pairs)]
     own = [f"City{rng.randrange(cities)}" for _ in range(pairs)]
     donor = {}
-    for kind in (SUPPORTS, NEI):
-        subjects = [k for k in range(pairs) if kinds[k] == kind]
+    for kind in ((SUPPORTS, NEI),) if across_kinds else ((SUPPORTS,), (NEI,)):
+        subjects = [k for k in range(pairs) if kinds[k] in kind]
         donor.update(zip(subjects, rng.sample(subjects, len(subjects))))
     rows, answers = [], {}
     for k, first in enumerate(kinds):
