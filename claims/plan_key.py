@@ -7,40 +7,75 @@ software; had those orders been keyed by the seed alone (``generators.fact_order
 them on the facts it parses from the claims and read NOT ENOUGH INFO off the earliest true facts
 without any KB. So they are keyed by a key it cannot compute:
 
-    key = SHA-256("factforge/claims/plan-key" | seed | SHA-256(the KB's facts of the set's predicates))
+    key = SHA-256("factforge/claims/plan-key" | seed | SHA-256(the KB's facts of the set's predicates
+                                                                [| "secret" | SHA-256(--plan-secret)]))
 
-the KB's facts being every (subject, object) of each predicate of the set's true facts, as N-Triples
-lines in (predicate, subject, object) order. It must be reproducible (same KB, parameters and seed,
-same bytes) and the same through every backend, so it is made of the KB's content and not of its
-fingerprint, which differs per backend (file hashes, a quad hash, an endpoint's counts). The claims'
-R lacks exactly the facts taken out, and a verifier without the KB cannot name the KB's other facts
-of the predicates either, so neither can compute it; whoever holds the whole KB could, but could as
-well rerun the whole generation, which a reproducible output cannot prevent. A secret drawn at random
-would be safe from that too, but would give other bytes on every run.
+the KB's facts being every (subject, object) of each predicate of the set's true facts whose ends are
+IRIs, as N-Triples lines in (predicate, subject, object) order. It must be reproducible (same KB,
+parameters and seed, same bytes) and the same through every backend, so it is made of the KB's
+content and not of its fingerprint, which differs per backend (file hashes, a quad hash, an endpoint's
+counts), nor of blank nodes, whose labels each store draws for itself.
+
+Who can compute it (docs/claims.md, "the plan key's threat model"):
+
+* a verifier with the claims alone (claim-only): not at all, it cannot name the KB's facts;
+* a verifier with R, the intended one: R lacks exactly the facts taken out, which are NOT ENOUGH INFO
+  claims' facts, so trying each subset of the NOT ENOUGH INFO claims as the facts R lacks computes it
+  in 2^n tries (n: ``guessable_bits``), each checked by replaying the plan; a tiny set falls. What it
+  gains is not the labels (R gives those) but which NOT ENOUGH INFO claims are true in the KB;
+* whoever holds the whole KB (DBpedia is public): at once, and could as well rerun the generation.
+
+A salt derived from content the verifier never gets does not help: the facts R lacks are KB minus R,
+and the KB's other content is the KB's, which the last two hold or guess at the same cost. Only a
+secret defeats them, and a secret drawn at random would give other bytes on every run; so the user may
+give one (``--plan-secret FILE``): the same secret gives the same set, and the manifest says whether
+there was one (never the secret) and, without one, how many bits are left to guess.
 
 The key is written to answers.json (``plan_key``, hex) and nowhere a system under test reads.
 """
 from __future__ import annotations
 
 import hashlib
+import re
+
+import numpy as np
 
 CHUNK = 4096  # lines hashed a call: one update a line costs more than the hash itself
+# an absolute IRI starts with a scheme; a blank node's name in the index (the store's own label) does not
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def plan_key(index, seed: int, predicates) -> bytes:
+def plan_key(index, seed: int, predicates, secret: bytes | None = None) -> bytes:
     """The key of a claims set of this seed over true facts of ``predicates``, from the KB's whole
     adjacency index (``sparql.adjacency``: its entities are sorted and its links sorted by (subject,
     predicate, object), so the lines come in one order through every backend). A predicate the KB
-    has no link of adds nothing."""
+    has no link of adds nothing, and neither does a link to or from a blank node: its label is the
+    store's own (another load, or an endpoint, draws another), so no line of it is the same through
+    every backend. ``secret`` (``--plan-secret``): bytes of the user's own, mixed in when given, so that
+    a verifier who holds the KB cannot compute the key (see the module's threat model)."""
     digest = hashlib.sha256()
+    entities = index.entities
     for predicate in sorted(set(predicates)):
         pid = index.pindex.get(predicate)
         if pid is None:
             continue
         mask = index.pred == pid
-        src, dst = index.src[mask].tolist(), index.dst[mask].tolist()
-        entities = index.entities
+        src, dst = index.src[mask], index.dst[mask]
+        ends = np.unique(np.concatenate([src, dst]))
+        named = np.zeros(len(entities), dtype=bool)
+        named[ends] = [bool(_SCHEME.match(entities[e])) for e in ends.tolist()]
+        keep = named[src] & named[dst]
+        src, dst = src[keep].tolist(), dst[keep].tolist()
         for at in range(0, len(src), CHUNK):
             digest.update("".join(f"<{entities[s]}> <{predicate}> <{entities[o]}> .\n"
                                   for s, o in zip(src[at:at + CHUNK], dst[at:at + CHUNK])).encode("utf-8"))
+    if secret:
+        digest.update(b"secret\n" + hashlib.sha256(secret).digest())
     return hashlib.sha256(f"factforge/claims/plan-key\n{int(seed)}\n".encode() + digest.digest()).digest()
+
+
+def guessable_bits(claims) -> int:
+    """How many bits a verifier with R, the claims and a copy of the KB must guess to compute a key made
+    without a secret: R refutes the REFUTES claims and holds the SUPPORTS ones, so only which NOT
+    ENOUGH INFO claims are true facts taken out of R (and not false facts) is unknown: one bit each."""
+    return sum(c.label == "NOT ENOUGH INFO" for c in claims)
