@@ -320,6 +320,8 @@ def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False)
         return {**result, "accuracy": None, "skipped": "no features"}
     if folds.groups is not None:
         x = _across_subjects(x, folds.groups, renormalize=tfidf)
+        if not x.shape[1]:
+            return {**result, "accuracy": None, "skipped": "no feature in claims of two subjects or more"}
     target = folds.target
     predicted = np.empty(target.size, dtype=object)
     for train, test in folds.splits:

@@ -34,7 +34,7 @@ from .fever_io import claims_of
 from .keyed import keyed_rank
 from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
-from .plan_key import plan_key
+from .plan_key import guessable_bits, plan_key
 from .records import answers_json, jsonl, record
 from .reference_dump import DUMP, write_dump
 from .templates import load
@@ -56,6 +56,7 @@ class Options:
     leakage: str = "triple"
     require_labels: bool = False
     user_labels: dict | None = None
+    plan_secret: bytes | None = None  # mixed into the plan key (``plan_key``); never written
 
 
 def items_of(source: ScenarioFiles) -> list[Item]:
@@ -80,7 +81,7 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     schema = load_schema(store, index, {i.fact.p for i in items})
     reference = ReferenceView(store, index, schema)
     destroys = _destroyer(store, index, options.leakage, {i.fact.p for i in items if i.truth})
-    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth})
+    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret)
     made = plan(items, reference, options.shares, options.seed, options.count, destroys=destroys, key=key)
     made, dated = _with_temporal(store, reference, items, made, options, destroys, key)
     claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
@@ -351,6 +352,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "temporal": {"share": options.temporal, "per_label": sum(c.kind == "temporal" for c in claims) // 3},
         "multi_hop": {"share": options.multi_hop, "per_label": sum(c.kind == "multi-hop" for c in claims) // 3,
                       "second_hop_predicates": sorted({c.path[1] for c in claims if c.path})},
+        "plan_key": {"secret": bool(options.plan_secret),
+                     "guessable_bits": None if options.plan_secret else guessable_bits(c.base for c in claims)},
         "functional_predicates": {p: schema.functional[p] for p in predicates if p in schema.functional},
         "disjoint_class_pairs": len(schema.disjoint),
         "reference": {"file": DUMP, "triples": size, "line": "0-based index of the triple in the file",

@@ -35,6 +35,9 @@ def register(sub) -> None:
         generate.set_defaults(func=_generate_with_claims(generate.get_default("func")))
 
 
+#: fewer guessable bits than this, and a plan key without a secret is said to be guessable
+GUESSABLE_BITS = 64
+
 #: knobs whose flag carries generate's prefix (``--claim-shares``): a scenario's own words would be ambiguous
 PREFIXED = ("shares", "count")
 
@@ -49,6 +52,9 @@ def _claim_options(parser, prefix: str) -> None:
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
     parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
+    parser.add_argument("--plan-secret", metavar="FILE",
+                        help="a file of secret bytes mixed into the plan key, so that whoever holds the KB cannot "
+                             "replay the label plan (the same secret gives the same claims; docs/claims.md)")
 
 
 def options_from(args, *, seed: int, leakage: str):
@@ -64,7 +70,20 @@ def options_from(args, *, seed: int, leakage: str):
         raise ClaimsError(f"{_flag(error.field, prefix)}: {error.reason}") from None
     if args.labels:
         options.user_labels = read_label_file(args.labels)
+    if args.plan_secret:
+        options.plan_secret = _secret(args.plan_secret)
     return options
+
+
+def _secret(path: str) -> bytes:
+    try:
+        secret = Path(path).read_bytes()
+    except OSError as error:
+        raise ClaimsError(f"--plan-secret: cannot read {path} ({error.strerror})") from None
+    if len(secret.strip()) < 16:
+        raise ClaimsError(f"--plan-secret: {path} holds fewer than 16 bytes besides white space (a short secret "
+                          f"is guessed as easily as none)")
+    return secret
 
 
 def run(args) -> int:
@@ -104,6 +123,10 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
         lines.append("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
     for predicate, why in manifest["shares"].get("predicates_left_out", {}).items():
         lines.append(f"  left out predicate {predicate} ({why['facts']} facts): {why['reason']}")
+    bits = manifest.get("plan_key", {}).get("guessable_bits")
+    if bits is not None and bits < GUESSABLE_BITS:
+        lines.append(f"  plan key without a secret: whoever holds the KB can replay the label plan, and whoever "
+                     f"holds R in 2^{bits} tries; give --plan-secret FILE if that matters")
     audit = summary_lines(manifest["audit"])
     return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
 

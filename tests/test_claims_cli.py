@@ -123,6 +123,7 @@ def test_bad_claims_flags_are_refused_naming_the_flag(demo_store, tmp_path):
     facts = tmp_path / "facts.tsv"
     facts.write_text("Subject\tRelation\tObject\tLabel\nhttp://dbpedia.org/resource/France\t"
                      "http://dbpedia.org/ontology/capital\thttp://dbpedia.org/resource/Paris\t1\n")
+    (tmp_path / "short").write_text("  secret \n")  # fewer than 16 bytes besides white space
     for flags, message in ((["--lang", "en,xx"], "--lang: must be one of de, en, fr, zh, got 'xx'"),
                            (["--lang", "en,en"], "--lang: 'en' is listed twice"),
                            (["--lang", ","], "--lang: expected at least one of"),
@@ -132,7 +133,10 @@ def test_bad_claims_flags_are_refused_naming_the_flag(demo_store, tmp_path):
                            (["--temporal", "1.5"], "--temporal: must be between 0 and 1, got 1.5"),
                            (["--multi-hop", "-0.1"], "--multi-hop: must be between 0 and 1, got -0.1"),
                            (["--leakage", "all"], "--leakage: must be one of triple, inverse, pair"),
-                           (["--count", "0"], "--count: must be between 1 and 100000, got 0")):
+                           (["--count", "0"], "--count: must be between 1 and 100000, got 0"),
+                           (["--plan-secret", str(tmp_path / "none")], "--plan-secret: cannot read"),
+                           (["--plan-secret", str(tmp_path / "short")],
+                            f"--plan-secret: {tmp_path / 'short'} holds fewer than 16 bytes")):
         args = parser.parse_args(["claims", str(facts), "--store", str(demo_store), "--out", str(tmp_path / "o"), *flags])
         with pytest.raises(ValueError) as refused:
             args.func(args)

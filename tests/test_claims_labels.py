@@ -199,6 +199,30 @@ def test_same_seed_same_bytes_and_another_seed_another_set(store, tmp_path):
     assert (other / "claims.jsonl").read_bytes() != (first / "claims.jsonl").read_bytes()
 
 
+
+def test_a_plan_secret_changes_the_key_and_the_same_secret_gives_the_same_bytes(store, tmp_path):
+    """Whoever holds the KB can compute a key made of its content and replay the plan; a secret of the
+    user's own makes another key (in answers.json only), the same secret the same set again, and the
+    manifest says a secret was used without holding it."""
+    def key(out):
+        return json.loads((out / "answers.json").read_text(encoding="utf-8"))["plan_key"]
+
+    plain = make(store, tmp_path / "plain")
+    secret = b"not-a-real-secret-but-long-enough"
+    first = make(store, tmp_path / "a", plan_secret=secret)
+    second = make(store, tmp_path / "b", plan_secret=secret)
+    other = make(store, tmp_path / "c", plan_secret=secret + b"!")
+    assert len({key(plain), key(first), key(other)}) == 3
+    for name in ("claims.jsonl", "answers.json", "reference.sorted.nt", "manifest.json"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    manifest = json.loads((first / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["plan_key"] == {"secret": True, "guessable_bits": None}
+    for folder in (first, plain):
+        assert secret.decode() not in "".join(p.read_text(encoding="utf-8") for p in folder.iterdir())
+    plain_manifest = json.loads((plain / "manifest.json").read_text(encoding="utf-8"))
+    nei = sum(c["label"] == "NOT ENOUGH INFO" and c["lang"] == "en" for c in read(plain)[1])
+    assert plain_manifest["plan_key"] == {"secret": False, "guessable_bits": nei} and nei > 0
+
 def test_answers_are_one_json_object_with_one_claim_a_line(store, tmp_path):
     """answers.json stays one JSON object (readers parse it whole) but is written a claim a line, in
     claim order, so that large sets go through the C encoder."""
