@@ -703,14 +703,18 @@ def test_lcwa_reads_neighbours_in_proportion_to_what_it_draws(tmp_path, monkeypa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("relation", ["P37", "P20"])
+@pytest.mark.parametrize("relation", ["P37", "P20", "P1412"])
 def test_random_walk_on_codex_passes_the_audit(codex_store, relation):
     """Random-walk false facts at c = 0 (leakage pair) were flagged by the type baseline and the
     object column on official languages and places of death, seed after seed: walks reach a few hubs
     (English, New York) far more often than true facts name them, and a rank taken once let a hub's
     walk ends be drawn long past its debt, while popular true objects (Arabic, Paris) got few false
     facts. Walks now take an object only while it is owed. 300 facts: the audit's threshold is about
-    three standard errors there, so a flag is a finding, not noise."""
+    three standard errors there, so a flag is a finding, not noise.
+
+    P1412 (languages spoken) was flagged at seeds 0 and 2 by the data, not the walk: English was
+    the object of 74 of 150 true facts, but only 46 of the set's subjects do not speak it, so
+    English could not be as frequent among false facts; the rest went to German, French, ..."""
     from factforge.evaluation.audit import audit_scenario
 
     for seed in range(4):
