@@ -38,35 +38,61 @@ class Matched:
 
 
 class Room:
-    """How many of the chosen subjects can take each object as a false fact, kept as facts come
-    and go."""
+    """How many of the chosen facts' subjects can take each object as a false fact, kept as facts
+    come and go: p(s, o) passes the id screens, and o the type check against one of s's chosen
+    true objects (what the walks and their fallback ask of an object)."""
 
     def __init__(self, context: NegativeContext):
         self.context = context
-        self.subjects: Counter = Counter()  # chosen facts per subject
-        self._takes: dict[tuple[str, str], bool] = {}
+        self.own: dict[str, Counter] = {}  # the chosen true objects of each subject
+        self._screens: dict[tuple[str, str], bool] = {}
+        self._typed: dict[tuple[str, str], bool] = {}
 
-    def takes(self, subjects: list[str], o: str) -> np.ndarray:
-        """Which of ``subjects`` can take p(s, o) as a false fact, by the id screens."""
-        todo = [s for s in subjects if (s, o) not in self._takes]
-        if todo:
-            node = self.context.kb.node
-            s_ids = np.fromiter((node(s) for s in todo), dtype=np.int64, count=len(todo))
-            o_id = node(o)
-            inside = (s_ids >= 0) & (o_id >= 0)
-            refused = np.zeros(len(todo), dtype=bool)
-            if inside.any():
-                refused[inside] = self.context.refuses(s_ids[inside], np.full(int(inside.sum()), o_id))
-            refused |= np.array([s == o for s in todo], dtype=bool)
-            self._takes.update(zip(((s, o) for s in todo), (~refused).tolist()))
-        return np.array([self._takes[(s, o)] for s in subjects], dtype=bool)
+    def add(self, fact: Fact) -> None:
+        self.own.setdefault(fact.s, Counter())[fact.o] += 1
 
-    def of(self, o: str, extra: str | None = None, without: str | None = None) -> int:
-        """The room of ``o`` among the chosen subjects, with ``extra`` added and ``without`` left out."""
-        subjects = [s for s in self.subjects if s != without or self.subjects[s] > 1]
-        if extra is not None and extra not in self.subjects:
-            subjects.append(extra)
-        return int(self.takes(subjects, o).sum()) if subjects else 0
+    def remove(self, fact: Fact) -> None:
+        self.own[fact.s][fact.o] -= 1
+        if not +self.own[fact.s]:
+            del self.own[fact.s]
+        else:
+            self.own[fact.s] = +self.own[fact.s]
+
+    def of(self, o: str) -> int:
+        subjects = list(self.own)
+        self._screen(subjects, o)
+        return sum(self._screens[(s, o)] and self._type_fits(s, o) for s in subjects)
+
+    def of_after(self, o: str, added: Fact, removed: Fact) -> int:
+        """The room of ``o`` were ``added`` chosen instead of ``removed``."""
+        self.add(added)
+        self.remove(removed)
+        try:
+            return self.of(o)
+        finally:
+            self.add(removed)
+            self.remove(added)
+
+    def _type_fits(self, s: str, o: str) -> bool:
+        for true_object in self.own[s]:
+            if (true_object, o) not in self._typed:
+                self._typed[(true_object, o)] = self.context.types.type_consistent(true_object, o)
+            if self._typed[(true_object, o)]:
+                return True
+        return False
+
+    def _screen(self, subjects: list[str], o: str) -> None:
+        todo = [s for s in subjects if (s, o) not in self._screens]
+        if not todo:
+            return
+        node = self.context.kb.node
+        s_ids = np.fromiter((node(s) for s in todo), dtype=np.int64, count=len(todo))
+        o_id = node(o)
+        inside = (s_ids >= 0) & (o_id >= 0)
+        refused = np.array([s == o for s in todo], dtype=bool)
+        if inside.any():
+            refused[inside] |= self.context.refuses(s_ids[inside], np.full(int(inside.sum()), o_id))
+        self._screens.update(zip(((s, o) for s in todo), (~refused).tolist()))
 
 
 def matchable(context: NegativeContext, ranked, n_true: int, n_false: int) -> Matched:
@@ -78,32 +104,30 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int) -> Ma
         return Matched(pool)
     ratio = n_false / n_true
     room = Room(context)
+    context.types.load_types({f.o for f in pool})
     objects: Counter = Counter()
     for fact in chosen:
-        room.subjects[fact.s] += 1
+        room.add(fact)
         objects[fact.o] += 1
     rooms = {o: room.of(o) for o in objects}
     swapped = 0
     while over := [o for o in objects if objects[o] * ratio > rooms[o]]:
         # the last-ranked fact naming an object over its room gives way
-        out = max((k for k, f in enumerate(chosen) if f.o in over), default=None)
+        out = max(k for k, f in enumerate(chosen) if f.o in over)
         gone = chosen[out]
         for fact in later:
-            if fact.o not in over and (objects[fact.o] + 1) * ratio <= room.of(fact.o, extra=fact.s, without=gone.s):
+            if fact.o not in over and (objects[fact.o] + 1) * ratio <= room.of_after(fact.o, fact, gone):
                 break
         else:
             break
         del chosen[out]
         chosen.append(fact)
         swapped += 1
+        room.remove(gone)
+        room.add(fact)
         objects[gone.o] -= 1
-        if not objects[gone.o]:
-            del objects[gone.o]
         objects[fact.o] += 1
-        room.subjects[gone.s] -= 1
-        if not room.subjects[gone.s]:
-            del room.subjects[gone.s]
-        room.subjects[fact.s] += 1
+        objects = +objects
         rooms = {o: room.of(o) for o in objects}
     unmatched = {o: (round(objects[o] * ratio, 2), rooms[o]) for o in sorted(objects) if objects[o] * ratio > rooms[o]}
     return Matched(chosen, swapped, unmatched)

@@ -349,7 +349,7 @@ def _true_objects(matching: dict[str, object_room.Matched]) -> dict:
         section["warning"] = ("; ".join(f"{u['object']} ({u['split']}) is owed {u['false_facts_owed']:g} false facts "
                                         f"but only {u['subjects_that_can_take_it']} subjects can take it"
                                         for u in unmatched)
-                              + ": its count among true and false facts tells the label (raise size or pick another seed)")
+                              + ": how often such an object occurs among true and false facts tells their labels")
     return {"true_objects": section}
 
 
