@@ -174,8 +174,11 @@ def _candidates(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: in
     """The true-fact candidates of a split: for a kind that re-pairs a true fact's subject with
     an object of its choice (``matched_objects``), the ranking's head with objects the false side
     can match (``object_room``, noted in ``matching``); else LCWA's pairs first (``_paired``).
-    Clustering (homogeneity > 0) and FactBench kinds choose as before."""
-    if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0:
+    Clustering (homogeneity > 0), FactBench kinds and a popular or unpopular ranking choose as
+    before: a set asked to be the most (least) popular facts is that, and the audit says what it
+    gives away (matched, the most popular birthPlace facts no longer showed their degree shortcut)."""
+    if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0 \
+            and spec.popularity == "random":
         matching[split] = object_room.matchable(context, ranked, n_true, n_false)
         return matching[split].facts
     return _paired(context, spec, ranked, n_true, n_false, wanted)
