@@ -69,6 +69,12 @@ def print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
         print(f"  random walk: {walk['walk_made']} of {walk['false_facts']} false facts reached by a walk "
               f"({walk['walk_share']:.0%}); the other {walk['fallback']} are fallback re-pairings (objects of other "
               f"true facts), not walk-made")
+    matched = scenario.summary.get("true_objects")
+    if matched:
+        print(f"  true facts: {matched['replaced']} gave way to later facts of the ranking, their objects being owed "
+              f"more false facts than the set's subjects could take")
+        if matched.get("warning"):
+            print(f"  warning: {matched['warning']}")
     lcwa = scenario.summary.get("lcwa")
     if lcwa and lcwa["fallback"]:
         print(f"  lcwa: {lcwa['neighbour_made']} of {lcwa['false_facts']} false facts from the subject's neighbours "

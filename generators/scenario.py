@@ -17,7 +17,7 @@ from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.store import Store
 from factforge.sparql.terms import iri
 
-from . import positives
+from . import object_room, positives
 from .fact_order import order_key
 from .facts import Fact, Negative
 from .negatives import NegativeContext, sampler
@@ -82,7 +82,7 @@ class Scenario:
             "kb_fingerprint": self.fingerprint, "seed": self.spec.seed, "spec": self.spec.to_dict(),
             "counts": self.summary["counts"], "dated": self.dated,
             "reference": {"leakage": self.spec.leakage, "removed_triples": len(self.removed)},
-            **{key: self.summary[key] for key in sections() if self.summary.get(key)},
+            **{key: self.summary[key] for key in (*sections(), "true_objects") if self.summary.get(key)},
         }
 
 
@@ -121,7 +121,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     n_test_true, n_test_false = spec.test_counts
     n_train_true, n_train_false = spec.train_counts
     # LCWA pairs: its false facts are made from the scenario's own true facts (see _paired)
-    test_ranked = _paired(context, spec, ranked, n_test_true, n_test_false)
+    matching: dict[str, object_room.Matched] = {}
+    test_ranked = _candidates(context, spec, ranked, n_test_true, n_test_false, matching, "test")
     test_true, test_clusters = positives.select(test_ranked, n_test_true, spec, store=store, purpose="test", progress=progress)
     taken = {f.pair for f in test_true}
     test_entities = {e for f in test_true for e in f.pair}
@@ -130,7 +131,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     wanted = n_train_true if spec.homogeneity <= 0 else min(positives.POOL_LIMIT, positives.POOL_FACTOR * n_train_true)
     eligible = (f for f in ranked if f.pair not in taken and
                 not (spec.entity_disjoint and (f.s in test_entities or f.o in test_entities)))
-    rest = _paired(context, spec, eligible, n_train_true, n_train_false, wanted) if n_train_true else []
+    rest = _candidates(context, spec, eligible, n_train_true, n_train_false, matching, "train", wanted) \
+        if n_train_true else []
     train_true, train_clusters = positives.select(rest, n_train_true, spec, store=store, purpose="train",
                                                   progress=progress) if n_train_true else ([], {})
     lap("true facts")
@@ -156,7 +158,8 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
     fingerprint = store.fingerprint()
     scenario = Scenario(id=spec.scenario_id(fingerprint, version), spec=spec, fingerprint=fingerprint,
                         version=version, test=test, train=train, answers=answers, removed=removed,
-                        summary=_summary(test_false, train_false, test, train, spec, (kinds, left_out)), dated=dated,
+                        summary=_summary(test_false, train_false, test, train, spec, (kinds, left_out), matching),
+                        dated=dated,
                         timings=timings, index=index)
     check_invariants(scenario, context, kb_pairs)
     lap("checks")
@@ -164,6 +167,21 @@ def generate(store: Store, spec: ScenarioSpec, *, progress: bool = False, on_ste
 
 
 PAIR_BATCH = 500  # ranked facts whose LCWA candidates are read at a time
+
+
+def _candidates(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: int, n_false: int,
+                matching: dict, split: str, wanted: int | None = None):
+    """The true-fact candidates of a split: for a kind that re-pairs a true fact's subject with
+    an object of its choice (``matched_objects``), the ranking's head with objects the false side
+    can match (``object_room``, noted in ``matching``); else LCWA's pairs first (``_paired``).
+    Clustering (homogeneity > 0), FactBench kinds and a popular or unpopular ranking choose as
+    before: a set asked to be the most (least) popular facts is that, and the audit says what it
+    gives away (matched, the most popular birthPlace facts no longer showed their degree shortcut)."""
+    if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0 \
+            and spec.popularity == "random":
+        matching[split] = object_room.matchable(context, ranked, n_true, n_false)
+        return matching[split].facts
+    return _paired(context, spec, ranked, n_true, n_false, wanted)
 
 
 def _paired(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: int, n_false: int,
@@ -293,7 +311,7 @@ def _answers(facts: list[LabelledFact], negatives: dict[Fact, Negative], cluster
     return answers
 
 
-def _summary(test_false, train_false, test, train, spec: ScenarioSpec, factbench_kinds) -> dict:
+def _summary(test_false, train_false, test, train, spec: ScenarioSpec, factbench_kinds, matching: dict) -> dict:
     def per_kind(items):
         return dict(sorted(Counter(n.kind for n in items).items()))
 
@@ -315,7 +333,27 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, factbench
             "made": round(sum(n.kind == transparent().kind for n in negatives) / len(negatives), 4) if negatives else None},
         "drift": {"top": top[0][0], "share": round(top[0][1] / ambiguous, 4)} if top else None,
         **{key: cls.summarize(negatives, spec, *factbench_kinds) for key, cls in sections().items()},
+        **_true_objects(matching),
     }
+
+
+def _true_objects(matching: dict[str, object_room.Matched]) -> dict:
+    """The summary's ``true_objects`` section, when choosing true facts with matchable objects
+    changed the set or could not do it: the set then differs from the ranking's head, or an
+    object's count tells the label, and either is said."""
+    replaced = sum(m.swapped for m in matching.values())
+    unmatched = [{"split": split, "object": o, "false_facts_owed": owed, "subjects_that_can_take_it": room}
+                 for split, m in matching.items() for o, (owed, room) in m.unmatched.items()]
+    if not replaced and not unmatched:
+        return {}
+    section = {"replaced": replaced, "note": "true facts whose object was owed more false facts than the set's "
+               "subjects could take gave way to later facts of the ranking", "unmatched": unmatched}
+    if unmatched:
+        section["warning"] = ("; ".join(f"{u['object']} ({u['split']}) is owed {u['false_facts_owed']:g} false facts "
+                                        f"but only {u['subjects_that_can_take_it']} subjects can take it"
+                                        for u in unmatched)
+                              + ": how often such an object occurs among true and false facts tells their labels")
+    return {"true_objects": section}
 
 
 def check_invariants(scenario: Scenario, context: NegativeContext, kb_pairs: set[tuple[str, str]]) -> None:

@@ -110,6 +110,10 @@ class NegativeSampler:
     # The sides on which a false fact keeps its source's entity, when the scenario should pick true
     # facts that give one (``productive``; see ``generators.scenario._paired``).
     pairing_sides: tuple[str, ...] = ()
+    # It re-pairs a true fact's subject with an object of its choice, balanced against the true
+    # objects (``ObjectBalance``): the scenario then picks true facts whose objects the set's
+    # subjects can match (``generators.object_room``).
+    matched_objects = False
     section: str | None = None  # its key in the scenario summary, when it has one (``summarize``)
     # Its template under sparql/queries: the kind's candidate false facts as parameterized SPARQL
     # ($predicate, the true facts $sources, and where it has them $links, $max_path_length), which

@@ -155,6 +155,7 @@ class RandomWalk(NegativeSampler):
     name = kind = section = "random_walk"
     query = "negatives_random_walk"
     ambiguous = True
+    matched_objects = True
     advice = "raise transparency, lower size, raise max_path_length or lower type_overlap"
 
     @staticmethod
