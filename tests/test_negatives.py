@@ -469,6 +469,24 @@ def test_lcwa_on_codex_popular_objects_pass_the_audit(codex_store, relation):
     assert not flagged, flagged
 
 
+@pytest.mark.slow
+def test_lcwa_false_occupations_on_codex_are_not_told_apart_by_knowledge_linker(codex_store):
+    """Knowledge Linker scores CoDEx's hand-checked false occupations below chance (0.46 in
+    bench/codex_hardness_bench.py: they are occupations the subject's neighbourhood leads to), and
+    scored LCWA's at c = 0 well above it (0.65): the range fallback, which makes nearly all of
+    them on P106, drew objects by popularity alone, with nothing to do with the subject. Now
+    within 0.1 of chance, about two standard errors of an AUROC at 50 + 50 facts."""
+    from factforge.evaluation.reference_graph import Reference
+    from factforge.evaluation.scoring import run_checker
+
+    predicate = WD + "P106"
+    scenario = generate(codex_store, ScenarioSpec(predicate, size=100, transparency=0.0, ambiguous="lcwa", seed=0,
+                                                  leakage="pair"))
+    facts = [{"subject": f.fact.s, "predicate": predicate, "object": f.fact.o, "label": f.label} for f in scenario.test]
+    assert sum(not f["label"] for f in facts) == 50
+    assert run_checker("knowledge_linker", [], facts, Reference.of(codex_store, scenario.removed), seed=0).auroc <= 0.6
+
+
 def codex_relations(min_facts: int) -> list[str]:
     """CoDEx-S relations with at least ``min_facts`` facts in train.txt (the test store's bulk)."""
     from conftest import CODEX
