@@ -173,7 +173,9 @@ def recheck_types(store, scenario: Scenario) -> dict:
         if not want:
             untyped += 1
             if not types[candidate]:
-                assert not raw.get(candidate) and candidate in on_side[side], (original, candidate, side)
+                # the range fallback's o' replaces the object, as the object side's does
+                on = "subject" if side == "subject" else "object"
+                assert not raw.get(candidate) and candidate in on_side[on], (original, candidate, side)
                 continue
             assert kinds[(original, candidate, side)] == "lcwa", (original, candidate, side)
             want = typical_chain(store, spec.predicate, side)

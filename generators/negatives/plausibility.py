@@ -1,0 +1,71 @@
+"""How plausible an object is for a subject, read from the KB alone: where short walks from the
+subject end through the predicate.
+
+A false object drawn by popularity among the predicate's objects has nothing to do with its
+subject: a graph checker or an embedding sees that the subject's neighbourhood leads elsewhere.
+Hand-checked negatives (CoDEx's) were picked among the objects a link predictor ranked high for
+the subject, so they lead where the true ones do. ``walk_reach`` gives, for one subject, the
+probability that a walk of one or two links (any predicate, either direction) and then one link
+of the predicate ends at each object: "what entities near s have as p" (the people s was
+influenced by, and who influenced them; the people who share s's country, and their religion;
+the co-holders of s's other occupations, and theirs). Fallbacks draw their objects in proportion
+to it, so that a false object is one the subject's neighbourhood points to, as a true one is.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .nearness import runs, sorted_member
+
+# Nodes with more links are not walked through: from a hub a walk ends almost anywhere, and
+# gathering a hub's links per subject would cost more than the rest of the fallback.
+HUB_LINKS = 5000
+
+
+def neighbours(index, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every neighbour of ``nodes`` (ids) in both directions, and the row each came from (behind an
+    endpoint, the nodes whose links were not fetched yet are noted, ``Adjacency.need``)."""
+    index.need(nodes)
+    out_at, out_row = runs(index.out_ptr[nodes], index.out_ptr[nodes + 1])
+    in_at, in_row = runs(index.in_ptr[nodes], index.in_ptr[nodes + 1])
+    return np.concatenate([index.dst[out_at], index.in_src[in_at]]).astype(np.int64), np.concatenate([out_row, in_row])
+
+
+def walk_reach(index, subject: int, predicate: int | None, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """The objects (sorted ids) that a walk from ``subject`` can end at, with the probability that
+    it does: one or two links (a uniform choice of link at each node, then of whether to stop
+    after the first), then one ``predicate`` link forward.
+
+    ``avoid``: a node the walk may not take as its first step (the true object the false fact
+    replaces: the reference KB a checker reads holds no link between it and the subject). A walk
+    does not come back to ``subject`` either, where its own objects would count."""
+    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    if subject < 0 or predicate is None:
+        return nothing
+    degree = index.degrees
+    first, _ = neighbours(index, np.array([subject], dtype=np.int64))
+    if not first.size:
+        return nothing
+    weight = np.full(first.size, 0.5 / first.size)
+    keep = (first != avoid) & (degree[first] <= HUB_LINKS)
+    first, weight = first[keep], weight[keep]
+    second, row = neighbours(index, first)
+    second_weight = (weight / degree[first])[row]
+    keep = second != subject
+    middle = np.concatenate([first, second[keep]])
+    weight = np.concatenate([weight, second_weight[keep]])
+    lo, hi = index.follow_many(middle, np.full(middle.size, predicate + 1, dtype=np.int64))
+    has = hi > lo
+    at, row = runs(lo[has], hi[has])
+    ends, share = index.dst[at].astype(np.int64), (weight[has] / (hi - lo)[has])[row]
+    objects, where = np.unique(ends, return_inverse=True)
+    return objects, np.bincount(where, weights=share, minlength=objects.size)
+
+
+def reach_of(reach: tuple[np.ndarray, np.ndarray], nodes: np.ndarray) -> np.ndarray:
+    """``walk_reach``'s probability for each of ``nodes`` (0 where no walk ends)."""
+    objects, probability = reach
+    found = sorted_member(nodes, objects)
+    values = np.zeros(nodes.size, dtype=np.float64)
+    values[found] = probability[np.searchsorted(objects, nodes[found])]
+    return values
