@@ -86,8 +86,9 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
     removed, kept_back = _removed(store, index, made, options.leakage)
     final = reference.without(removed)
-    claims = [(_verified(final, c) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]), kind)
-              for c, kind in claims]
+    in_r = final.holds([c.item.fact.triple for c, _ in claims])  # one search for all, not one a claim
+    claims = [(_verified(final, c, held) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]),
+               kind) for (c, kind), held in zip(claims, in_r)]
     # the companions' search reads every claim subject's links: only worth it when some are conjoined
     found = conjunction.companions(final, [c.item.fact for c, _ in claims], options.seed) if options.conjunction else {}
     joined = conjunction.choose(claims, options.conjunction, found, key)
@@ -273,11 +274,11 @@ def _removed(store, index, made, level: str):
     return sorted(removed - needed), len(removed & needed)
 
 
-def _verified(final: ReferenceView, c: Labelled) -> Labelled:
-    """The claim's base label checked against the R that is written; REFUTES evidence is all R has."""
+def _verified(final: ReferenceView, c: Labelled, in_r: bool) -> Labelled:
+    """The claim's base label checked against the R that is written (``in_r``: does R hold its
+    triple?); REFUTES evidence is all R has."""
     fact = c.item.fact
     against = final.contradictions(fact)
-    in_r = final.has(fact.triple)
     got = (SUPPORTS if in_r and not against else REFUTES if against and not in_r else
            NEI if not in_r and not against else "both entailed and contradicted")
     if got != c.label:
