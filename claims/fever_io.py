@@ -52,7 +52,8 @@ class Claim:
 
 def normalise_label(value, where: str) -> str:
     if isinstance(value, str):
-        label = _SPELLINGS.get(re.sub(r"[\s_\-]+", " ", value.strip()).upper())
+        # a label already spelt as a key (every one factforge writes) needs no regex pass
+        label = _SPELLINGS.get(value) or _SPELLINGS.get(re.sub(r"[\s_\-]+", " ", value.strip()).upper())
         if label:
             return label
     raise ClaimsError(f"{where}: label {value!r} is not SUPPORTS, REFUTES or NOT ENOUGH INFO")
