@@ -286,6 +286,16 @@ def _verified(final: ReferenceView, c: Labelled, in_r: bool) -> Labelled:
     return Labelled(c.item, c.label, [[fact.triple]] if got == SUPPORTS else against, c.removed)
 
 
+def _shared_answer(group: int, c: Claim, source_answers: dict) -> dict:
+    """The part of a claim's answer that is the same in every language."""
+    fact, how = c.base.item.fact, source_answers.get(c.base.item.id, {})
+    return {"group": group, "fact": c.base.item.id, "subject": fact.s, "predicate": fact.p, "object": fact.o,
+            "start": fact.start, "end": fact.end, "true_in_kb": c.base.item.truth, "kind": c.kind,
+            "companion": list(c.companion) if c.companion else None, "path": list(c.path) if c.path else None,
+            "label_before_negation": c.base.label, "removed_from_reference": c.base.removed,
+            "false_fact_kind": None if c.base.item.truth else how.get("kind"), "source_fact": how.get("source")}
+
+
 def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
            schema, key: bytes) -> dict:
     wanted = {t for c in claims for group in c.evidence for t in group}
@@ -295,20 +305,22 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
     allowed = granularities(c.base.item.fact for c in claims)
     slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), key)
-    source_answers = source.answers or {}
     records, answers = [], {}
     evidence_ids = iter(range(1, 1 << 62))
+    # what a claim's answer says whatever the language, and its fact without dates: made once a claim
+    shared = [_shared_answer(group, c, source.answers or {}) for group, c in enumerate(claims, 1)]
+    undated = [Fact(*c.base.item.fact.triple) for c in claims]
     for lang in options.langs:
         for group, c in enumerate(claims, 1):
             fact = c.base.item.fact
             if c.path:  # the path's middle is the fact's object, left unnamed; its dates are not the path's
-                said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
+                said = say(undated[group - 1], lang, names, seed=options.seed, negated=False, allowed=allowed,
                            hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
                 # Only a temporal claim says its dates: a one-hop claim's label is about the triple, and
                 # FactBench's wrong models carry the years of the true fact they were made from, so
                 # said there the years named a true fact and its corruptions, whose labels go together.
-                said = say(fact if c.kind == "temporal" else Fact(*fact.triple), lang, names, seed=options.seed,
+                said = say(fact if c.kind == "temporal" else undated[group - 1], lang, names, seed=options.seed,
                            negated=c.kind == "negation", allowed=allowed, slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
@@ -317,15 +329,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
             number = len(records) + 1
             dates = c.dates or ({fact.triple: {"start": fact.start, "end": fact.end}} if fact.start else {})
             records.append(record(number, text, lang, c.label, c.evidence, lines, dates, lambda: next(evidence_ids)))
-            how = source_answers.get(c.base.item.id, {})
             answers[str(number)] = {
-                "group": group, "fact": c.base.item.id, "subject": fact.s, "predicate": fact.p, "object": fact.o,
-                "start": fact.start, "end": fact.end,
-                "true_in_kb": c.base.item.truth, "kind": c.kind, "companion": list(c.companion) if c.companion else None,
-                "path": list(c.path) if c.path else None,
-                "label_before_negation": c.base.label, "removed_from_reference": c.base.removed,
-                "false_fact_kind": None if c.base.item.truth else how.get("kind"),
-                "source_fact": how.get("source"), "template": said.template, "generic_template": said.generic,
+                **shared[group - 1], "template": said.template, "generic_template": said.generic,
                 "names": said.name_sources, "name_fallback": sorted(r for r, s in said.name_sources.items() if s == LOCAL),
                 "date_granularity": said.granularity}
     (folder / "claims.jsonl").write_bytes(jsonl(records))
