@@ -108,7 +108,7 @@ def claims_of(numbered, name: str) -> list[Claim]:
     claims, seen = [], set()
     for number, data in numbered:
         where = f"{name}:{number}"
-        if all(data.get(k) in ("", None) for k in ("id", "claim", "label")):
+        if data.get("id") in ("", None) and data.get("claim") in ("", None) and data.get("label") in ("", None):
             continue  # FEVEROUS's empty header line
         if data.get("id") in (None, "") or isinstance(data["id"], (dict, list, bool)):
             raise ClaimsError(f"{where}: field 'id' is missing or not a string or number")
