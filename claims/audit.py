@@ -152,11 +152,9 @@ def _ngram_stats(grams: list[list[str]], labels: list[str], min_claims: int) -> 
     index = {gram: i for i, gram in enumerate(vocabulary)}
     occ = np.zeros((len(present), len(vocabulary)))
     docs = np.zeros((len(present), len(vocabulary)))
-    for row, label in enumerate(present):
-        for gram, count in occurrences[label].items():
-            occ[row, index[gram]] = count
-        for gram, count in documents[label].items():
-            docs[row, index[gram]] = count
+    for row, label in enumerate(present):  # a row's cells set at once: one numpy call a label, not a cell
+        for matrix, counted in ((occ, occurrences[label]), (docs, documents[label])):
+            matrix[row, [index[gram] for gram in counted]] = list(counted.values())
     total, gram_occ, gram_docs = occ.sum(), occ.sum(axis=0), docs.sum(axis=0)
     p_label = occ.sum(axis=1, keepdims=True) / total
     with np.errstate(divide="ignore", invalid="ignore"):

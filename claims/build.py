@@ -87,8 +87,9 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
     removed, kept_back = _removed(store, index, made, options.leakage)
     final = reference.without(removed)
-    claims = [(_verified(final, c) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]), kind)
-              for c, kind in claims]
+    in_r = final.holds([c.item.fact.triple for c, _ in claims])  # one search for all, not one a claim
+    claims = [(_verified(final, c, held) if kind != "temporal" else _verified_temporal(final, c, dated[c.item.id]),
+               kind) for (c, kind), held in zip(claims, in_r)]
     # the companions' search reads every claim subject's links: only worth it when some are conjoined
     found = conjunction.companions(final, [c.item.fact for c, _ in claims], options.seed) if options.conjunction else {}
     joined = conjunction.choose(claims, options.conjunction, found, key)
@@ -274,16 +275,26 @@ def _removed(store, index, made, level: str):
     return sorted(removed - needed), len(removed & needed)
 
 
-def _verified(final: ReferenceView, c: Labelled) -> Labelled:
-    """The claim's base label checked against the R that is written; REFUTES evidence is all R has."""
+def _verified(final: ReferenceView, c: Labelled, in_r: bool) -> Labelled:
+    """The claim's base label checked against the R that is written (``in_r``: does R hold its
+    triple?); REFUTES evidence is all R has."""
     fact = c.item.fact
     against = final.contradictions(fact)
-    in_r = final.has(fact.triple)
     got = (SUPPORTS if in_r and not against else REFUTES if against and not in_r else
            NEI if not in_r and not against else "both entailed and contradicted")
     if got != c.label:
         raise InvariantError(f"claim of fact {c.item.id}: planned {c.label}, R gives {got}")
     return Labelled(c.item, c.label, [[fact.triple]] if got == SUPPORTS else against, c.removed)
+
+
+def _shared_answer(group: int, c: Claim, source_answers: dict) -> dict:
+    """The part of a claim's answer that is the same in every language."""
+    fact, how = c.base.item.fact, source_answers.get(c.base.item.id, {})
+    return {"group": group, "fact": c.base.item.id, "subject": fact.s, "predicate": fact.p, "object": fact.o,
+            "start": fact.start, "end": fact.end, "true_in_kb": c.base.item.truth, "kind": c.kind,
+            "companion": list(c.companion) if c.companion else None, "path": list(c.path) if c.path else None,
+            "label_before_negation": c.base.label, "removed_from_reference": c.base.removed,
+            "false_fact_kind": None if c.base.item.truth else how.get("kind"), "source_fact": how.get("source")}
 
 
 def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
@@ -295,20 +306,22 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
     allowed = granularities(c.base.item.fact for c in claims)
     slots = template_slots((((c.base.item.fact.s, c.base.item.fact.p), c.label) for c in claims), key)
-    source_answers = source.answers or {}
     records, answers = [], {}
     evidence_ids = iter(range(1, 1 << 62))
+    # what a claim's answer says whatever the language, and its fact without dates: made once a claim
+    shared = [_shared_answer(group, c, source.answers or {}) for group, c in enumerate(claims, 1)]
+    undated = [Fact(*c.base.item.fact.triple) for c in claims]
     for lang in options.langs:
         for group, c in enumerate(claims, 1):
             fact = c.base.item.fact
             if c.path:  # the path's middle is the fact's object, left unnamed; its dates are not the path's
-                said = say(Fact(*fact.triple), lang, names, seed=options.seed, negated=False, allowed=allowed,
+                said = say(undated[group - 1], lang, names, seed=options.seed, negated=False, allowed=allowed,
                            hop=c.path[1:], slot=slots[(fact.s, fact.p)])
             else:
                 # Only a temporal claim says its dates: a one-hop claim's label is about the triple, and
                 # FactBench's wrong models carry the years of the true fact they were made from, so
                 # said there the years named a true fact and its corruptions, whose labels go together.
-                said = say(fact if c.kind == "temporal" else Fact(*fact.triple), lang, names, seed=options.seed,
+                said = say(fact if c.kind == "temporal" else undated[group - 1], lang, names, seed=options.seed,
                            negated=c.kind == "negation", allowed=allowed, slot=slots[(fact.s, fact.p)])
             text = said.text
             if c.companion:
@@ -317,15 +330,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
             number = len(records) + 1
             dates = c.dates or ({fact.triple: {"start": fact.start, "end": fact.end}} if fact.start else {})
             records.append(record(number, text, lang, c.label, c.evidence, lines, dates, lambda: next(evidence_ids)))
-            how = source_answers.get(c.base.item.id, {})
             answers[str(number)] = {
-                "group": group, "fact": c.base.item.id, "subject": fact.s, "predicate": fact.p, "object": fact.o,
-                "start": fact.start, "end": fact.end,
-                "true_in_kb": c.base.item.truth, "kind": c.kind, "companion": list(c.companion) if c.companion else None,
-                "path": list(c.path) if c.path else None,
-                "label_before_negation": c.base.label, "removed_from_reference": c.base.removed,
-                "false_fact_kind": None if c.base.item.truth else how.get("kind"),
-                "source_fact": how.get("source"), "template": said.template, "generic_template": said.generic,
+                **shared[group - 1], "template": said.template, "generic_template": said.generic,
                 "names": said.name_sources, "name_fallback": sorted(r for r, s in said.name_sources.items() if s == LOCAL),
                 "date_granularity": said.granularity}
     (folder / "claims.jsonl").write_bytes(jsonl(records))

@@ -153,6 +153,9 @@ class ReferenceView:
     def has(self, triple: Triple) -> bool:
         return self.reference.has(triple)
 
+    def holds(self, triples: list[Triple]) -> list[bool]:
+        return self.reference.holds(triples)
+
     def objects(self, subject: str, predicate: str) -> list[str]:
         return self.reference.objects(subject, predicate)
 

@@ -207,11 +207,13 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
     said_triples = set()  # triples of the true facts kept
     said_true = {i.fact.p for i in items if i.truth}
     said_false = set()  # (subject, predicate) of the false facts kept
+    triples = [item.fact.triple for item in ordered]
+    in_kb_of = dict(zip(triples, reference.holds(triples)))  # one search for all, not one a fact
     for item in ordered:
         if not item.truth and item.fact.p not in said_true:
             left_out["false_of_a_predicate_without_true_facts"] += 1
             continue
-        if not item.truth and (item.fact.s, item.fact.p) in said_false and not reference.has(item.fact.triple):
+        if not item.truth and (item.fact.s, item.fact.p) in said_false and not in_kb_of[item.fact.triple]:
             left_out["false_beyond_one_per_subject"] += 1
             continue
         if item.truth and item.fact.triple in said_triples:
@@ -220,7 +222,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         if item.truth:
             said_triples.add(item.fact.triple)
         found = reference.contradictions(item.fact)
-        in_kb = reference.has(item.fact.triple)
+        in_kb = in_kb_of[item.fact.triple]
         group = groups.setdefault(item.fact.p, _Group())
         if item.truth and found:
             left_out["true_contradicted_in_kb"] += 1

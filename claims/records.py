@@ -11,6 +11,7 @@ record says how it was made: that is in the answers only.
 from __future__ import annotations
 
 import json
+import json.encoder
 
 from .labelling import NEI
 
@@ -34,8 +35,7 @@ def answers_json(header: dict, answers: dict[str, dict]) -> bytes:
     answer a line (in claim order). Each line is one call of the C encoder: an indented dump of the
     whole object goes through ``json``'s pure-Python encoder, which on a large set was most of the
     claims step."""
-    def dumps(value) -> str:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    dumps = _SORTED
 
     def entry(key, value) -> str:
         if key != "answers":
@@ -48,4 +48,23 @@ def answers_json(header: dict, answers: dict[str, dict]) -> bytes:
 
 
 def jsonl(records) -> bytes:
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(", ", ": ")) + "\n" for r in records).encode("utf-8")
+    encode = _PLAIN
+    return "".join([encode(r) + "\n" for r in records]).encode("utf-8")
+
+
+def _encoder(**options):
+    """A function giving a value's JSON text as ``json.dumps(value, **options)`` does, in one call of the
+    C encoder: ``json.dumps`` with any option makes a new encoder (and its C half) a call, which on a
+    large claims set cost about as much as the encoding itself."""
+    encoder = json.JSONEncoder(**options)
+    make = json.encoder.c_make_encoder
+    if make is None:  # no C encoder in this Python: its pure-Python one, the same text
+        return encoder.encode
+    strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else json.encoder.encode_basestring
+    encode = make(None, encoder.default, strings, encoder.indent, encoder.key_separator, encoder.item_separator,
+                  encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+    return lambda value: "".join(encode(value, 0))
+
+
+_SORTED = _encoder(ensure_ascii=False, sort_keys=True)
+_PLAIN = _encoder(ensure_ascii=False, separators=(", ", ": "))

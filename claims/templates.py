@@ -66,17 +66,23 @@ class Template:
         return self.negated_case if negated else self.case
 
     def fill(self, *, negated: bool, **slots: str) -> str:
-        pieces = self._negated_pieces if negated else self._pieces
-        return "".join(slots[piece] if i % 2 else piece for i, piece in enumerate(pieces))
+        return (self._negated_format if negated else self._format).format_map(slots)
 
-    # a form split once at its slots (text, slot name, text, ...): filling is then a join, not a regex pass
+    # a form made once into a format string (its text's own braces doubled): filling is then one C call,
+    # not a regex pass or a join a slot
     @cached_property
-    def _pieces(self) -> list[str]:
-        return _SLOT.split(self.text)
+    def _format(self) -> str:
+        return _format_string(self.text)
 
     @cached_property
-    def _negated_pieces(self) -> list[str]:
-        return _SLOT.split(self.negated)
+    def _negated_format(self) -> str:
+        return _format_string(self.negated)
+
+
+def _format_string(form: str) -> str:
+    pieces = _SLOT.split(form)  # text, slot name, text, ...
+    return "".join("{" + piece + "}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
+                   for i, piece in enumerate(pieces))
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,20 @@ class ReferenceKB:
         link = self.index.link(*triple)
         return link is not None and bool(self.keep[link])
 
+    def holds(self, triples: list[Triple]) -> list[bool]:
+        """``has`` of each of ``triples``, in one binary search over the links for all of them."""
+        codes, known = _codes(self.index, triples)
+        held = np.zeros(len(triples), dtype=bool)
+        if codes.size:
+            links = _link_codes(self.index)
+            at = np.searchsorted(links, codes, "left")
+            inside = at < links.size
+            found = np.zeros(codes.size, dtype=bool)
+            found[inside] = links[at[inside]] == codes[inside]
+            found[found] = self.keep[at[found]]
+            held[known] = found
+        return held.tolist()
+
     def objects(self, subject: str, predicate: str) -> list[str]:
         """The objects R gives ``subject`` by ``predicate`` (entity links), sorted."""
         index = self.index
@@ -151,23 +165,36 @@ def kept_links(index: Adjacency, triples: Iterable[Triple]) -> np.ndarray:
     """By link of the adjacency index: is it outside ``triples`` (triples absent from the index
     are ignored)?"""
     keep = np.ones(index.size, dtype=bool)
-    codes = []
-    n, m = len(index.entities), max(len(index.predicates), 1)
-    for s, p, o in triples:
-        si, pi, oi = index.index.get(s), index.pindex.get(p), index.index.get(o)
-        if si is not None and pi is not None and oi is not None:
-            codes.append((si * m + pi) * n + oi)
-    if codes:
-        # One int64 code per link: (src, pred, dst) fits for any KB below ~3 million entities x 1000
-        # predicates x 3 million entities. The links are sorted by (src, pred, dst), so their codes
-        # are too: each removed triple's links are found by binary search, not by a pass over all.
-        link_codes = index.out_codes if index.out_codes is not None else \
-            (index.src.astype(np.int64) * m + index.pred) * n + index.dst
-        codes = np.array(codes, dtype=np.int64)
+    codes, _ = _codes(index, list(triples))
+    if codes.size:
+        # The links are sorted by (src, pred, dst), so their codes are too: each removed triple's
+        # links are found by binary search, not by a pass over all.
+        link_codes = _link_codes(index)
         lo, hi = np.searchsorted(link_codes, codes, "left"), np.searchsorted(link_codes, codes, "right")
         for a, b in zip(lo.tolist(), hi.tolist()):
             keep[a:b] = False
     return keep
+
+
+def _codes(index: Adjacency, triples: list[Triple]) -> tuple[np.ndarray, np.ndarray]:
+    """(one int64 code per triple whose terms the index has, which of ``triples`` those are).
+    (src, pred, dst) fits for any KB below ~3 million entities x 1000 predicates x 3 million entities."""
+    n, m = len(index.entities), max(len(index.predicates), 1)
+    entities, predicates = index.index, index.pindex
+    codes, known = [], np.zeros(len(triples), dtype=bool)
+    for k, (s, p, o) in enumerate(triples):
+        si, pi, oi = entities.get(s), predicates.get(p), entities.get(o)
+        if si is not None and pi is not None and oi is not None:
+            codes.append((si * m + pi) * n + oi)
+            known[k] = True
+    return np.array(codes, dtype=np.int64), known
+
+
+def _link_codes(index: Adjacency) -> np.ndarray:
+    """``_codes`` of every link of the index, sorted as the links are."""
+    n, m = len(index.entities), max(len(index.predicates), 1)
+    return index.out_codes if index.out_codes is not None else \
+        (index.src.astype(np.int64) * m + index.pred) * n + index.dst
 
 
 def ntriples_line(triple: Triple) -> bytes:

@@ -33,6 +33,8 @@ def restatements(store: Store, triples: Iterable[tuple[str, str | None, str]]) -
     """Every triple of every statement node that states one of ``triples``; a predicate None
     stands for any (those with a blank node, which no query can name, are passed over)."""
     found = set()
+    if not statement_nodes(store):  # every node the query finds is one (kept per KB): a KB without any skips it
+        return found
     for batch in batched(sorted(set(triples), key=lambda triple: tuple(x or "" for x in triple))):
         rows = []
         for triple in batch:

@@ -146,3 +146,8 @@ def test_r_answers_has_and_objects_as_the_kb_links_minus_the_removed(small):
                 assert reference.has((s, p, o)) == ((s, p, o) in links and (s, p, o) not in removed), (s, p, o)
             assert reference.objects(s, p) == sorted(o for o in entities if (s, p, o) in links
                                                      and (s, p, o) not in removed)
+    # holds: has of many triples in one search, in their order, unknown terms and removed links included
+    every = [(s, p, o) for s in entities for p in index.predicates + [EX + "nothing"] for o in entities]
+    every = every[::-1] + [(EX + "a", EX + "p", EX + "c")] * 2 + [(EX + "x", EX + "p", EX + "a")]
+    assert reference.holds(every) == [reference.has(t) for t in every]
+    assert True in reference.holds(every) and reference.holds([]) == []
