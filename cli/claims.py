@@ -48,7 +48,8 @@ def _claim_options(parser, prefix: str) -> None:
 
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
-    parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
+    parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label and, for a name that "
+                        "takes an article (die Schweiz, le Canada), its class (m, f, n, pl)")
 
 
 def options_from(args, *, seed: int, leakage: str):
