@@ -105,6 +105,8 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
         lines.append("  left out: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in left.items()))
     for predicate, why in manifest["shares"].get("predicates_left_out", {}).items():
         lines.append(f"  left out predicate {predicate} ({why['facts']} facts): {why['reason']}")
+    if manifest.get("multi_hop", {}).get("none_made"):
+        lines.append(f"  no multi-hop claims: {manifest['multi_hop']['none_made']}")
     audit = summary_lines(manifest["audit"])
     return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
 

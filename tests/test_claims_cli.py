@@ -266,3 +266,50 @@ def test_a_first_try_makes_claims_and_says_which_shares_it_used(demo_store, tmp_
     capital = factforge("generate", "--store", demo_store, "--predicate", "dbo:capital", "--size", "40", "--seed", "4",
                         "--claims", "--out", tmp_path / "capital")
     assert "auto: used 1/3, 1/3, 1/3 (R refutes some false facts)" in capital.stdout
+
+
+@pytest.fixture(scope="module")
+def dbpedia50_store(tmp_path_factory):
+    """DBpedia50 with the DBpedia ontology (whose disjoint classes let R refute some birthPlace facts)."""
+    from conftest import DBPEDIA_NT, ONTOLOGY_TTL
+
+    store = tmp_path_factory.mktemp("dbpedia50") / "store"
+    factforge("load", need(DBPEDIA_NT), need(ONTOLOGY_TTL), "--store", store)
+    return store
+
+
+def test_multi_hop_claims_on_dbpedia50_where_r_refutes_none_and_why_none_where_a_label_has_no_path(
+        dbpedia50_store, tmp_path):
+    """DBpedia50's birthPlace leads to places with functional links (largestCity, timeZone, ...), but it
+    is not functional itself (0.946 of its subjects have one object): R refutes no path through it.
+    With shares 1/2, 0, 1/2 there is no REFUTES claim, and multi-hop, asking as many claims of each of
+    the three labels, made none; now as many of each label the predicate has. With a third each, none
+    can be made, and the manifest and the summary say which label lacks a path."""
+    out = tmp_path / "half"
+    factforge("generate", "--store", dbpedia50_store, "--predicate", "dbo:birthPlace", "--size", "200", "--claims",
+              "--claim-shares", "1/2,0,1/2", "--multi-hop", "0.5", "--out", out)
+    claims, answers = read_claims(out / "claims")
+    manifest = json.loads((out / "claims" / "manifest.json").read_text())
+    paths = [c for c in claims if answers[str(c["id"])]["kind"] == "multi-hop"]
+    labels = Counter(c["label"] for c in paths)
+    assert labels["SUPPORTS"] == labels["NOT ENOUGH INFO"] == manifest["multi_hop"]["per_label"] > 0, labels
+    assert not manifest["audit"]["flagged"], manifest["audit"]["reasons"]
+    lines = set((out / "claims" / "reference.sorted.nt").read_text(encoding="utf-8").splitlines())
+    for claim in paths:  # labelled by both hops in R
+        answer = answers[str(claim["id"])]
+        s, p, (_, q, o) = answer["subject"], answer["predicate"], answer["path"]
+        middles = {line.split(" ")[2][1:-1] for line in lines if line.startswith(f"<{s}> <{p}> ")}
+        held = {m for m in middles if f"<{m}> <{q}> <{o}> ." in lines}
+        if claim["label"] == "SUPPORTS":
+            assert held and all(len(items) == 2 and items[0]["o"] == items[1]["s"] for items in claim["evidence_triples"])
+        else:
+            assert not held and claim["evidence_triples"] == []
+    third = tmp_path / "third"
+    made = factforge("generate", "--store", dbpedia50_store, "--predicate", "dbo:birthPlace", "--size", "200",
+                     "--claims", "--multi-hop", "0.5", "--out", third)
+    manifest = json.loads((third / "claims" / "manifest.json").read_text())
+    hop = manifest["multi_hop"]
+    assert hop["per_label"] == 0 and hop["candidates"]["http://dbpedia.org/ontology/birthPlace"]["REFUTES"]["with_path"] == 0
+    assert hop["candidates"]["http://dbpedia.org/ontology/birthPlace"]["SUPPORTS"]["with_path"] > 0
+    assert "no claim of REFUTES in http://dbpedia.org/ontology/birthPlace" in hop["none_made"]
+    assert "  no multi-hop claims: " in made.stdout
