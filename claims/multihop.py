@@ -92,7 +92,13 @@ def none_made(counts: dict | None, per_label: int) -> dict:
     if not per_label:
         lacking = [f"{label} in {p} (0 of {row['plain']})" for p, rows in sorted(counts.items())
                    for label, row in rows.items() if row["plain"] and not row["with_path"]]
-        said["none_made"] = ("no plain claim has a 2-hop path in R that keeps its label: " if not lacking else
+        plain = sum(row["plain"] for rows in counts.values() for row in rows.values())
+        if not any(row["with_path"] for rows in counts.values() for row in rows.values()):
+            said["none_made"] = (f"none of the {plain} plain claims has a 2-hop path in R that keeps its label "
+                                 f"(R links none of their objects on through a functional predicate)")
+            return said
+        said["none_made"] = ("the share of the smallest label's claims with a path rounds to none in every predicate"
+                             if not lacking else
                              "as many of each label are taken in a predicate, and no claim of " + ", ".join(lacking)
                              + " has a 2-hop path in R that keeps its label (R refutes a path only when both of "
                                "its predicates are functional and R gives the subject one middle)")
