@@ -33,10 +33,14 @@ For a FEVER, FEVEROUS or CFEVER file (``fever_io``) it reports, for each languag
 Flags (each stated in the report's ``thresholds``):
 
 * a baseline's accuracy exceeds the majority share by more than ``lift_threshold`` (0.1: about three
-  standard errors of a 3-way accuracy over 200 claims, and a lift no honest claim wording explains);
+  standard errors of a 3-way accuracy over 200 claims, and a lift no honest claim wording explains)
+  and by more than three standard errors of an accuracy at the majority share over that many claims
+  (over a few dozen claims, 0.1 is one standard error: chance, not wording);
 * an n-gram in at least ``min_claims`` claims (10, or 0.5% of the language's claims if more) has an
   nPMI above ``npmi_threshold`` (0.3) with a label: e.g. a word in half of one label's claims and in
-  no other's, when the three labels are balanced, reaches 0.61;
+  no other's, when the three labels are balanced, reaches 0.61; and the label's share of the claims
+  with the n-gram exceeds its overall share by three standard errors (so an n-gram of a dozen claims
+  needs nearly all of them of one label);
 * two claims of one subject share a label more often than at random by more than ``gap_threshold``
   and three standard errors;
 * the negation-cue share, or the day-level share of dated claims, differs between two labels by more
@@ -96,6 +100,7 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
         "thresholds": {"lift": lift_threshold, "npmi": npmi_threshold,
                        "npmi_min_claims": f"max({MIN_CLAIMS}, {MIN_CLAIMS_SHARE:.1%} of a language's claims)",
                        "gap": gap_threshold, "gap_standard_errors": GAP_STANDARD_ERRORS,
+                       "lift_and_npmi": f"also beyond {GAP_STANDARD_ERRORS:g} standard errors at the claims count",
                        "record_order": f"|AUROC of position - 0.5| above the gap and "
                                        f"{audit_order.STANDARD_ERRORS:g} standard errors",
                        "kinds_p_value": audit_kinds.P_VALUE},
@@ -178,7 +183,15 @@ def _row(gram, label, occ, docs, gram_occ, gram_docs, lmi, row, i, label_claims,
     return {"ngram": gram, "label": label, "count": int(occ[row, i]), "claims": int(docs[row, i]),
             "claims_with_ngram": int(gram_docs[i]), "lmi_1e6": round(float(lmi[row, i]) * 1e6, 1),
             "npmi": round(npmi_counts(int(docs[row, i]), int(gram_docs[i]), label_claims, n_claims), DIGITS),
-            "p_label_given_ngram": round(float(occ[row, i] / gram_occ[i]), DIGITS)}
+            "p_label_given_ngram": round(float(occ[row, i] / gram_occ[i]), DIGITS),
+            **_excess(int(docs[row, i]), int(gram_docs[i]), label_claims / n_claims)}
+
+
+def _excess(hits: int, trials: int, share: float) -> dict:
+    """How much more often than its overall ``share`` a label comes with a feature (``hits`` of its
+    ``trials`` claims), and the standard error of that at ``trials`` claims when the feature says nothing."""
+    return {"excess": round(hits / trials - share, DIGITS),
+            "standard_error": round(math.sqrt(share * (1 - share) / trials), DIGITS)}
 
 
 # --- baselines ----------------------------------------------------------------------------------
@@ -332,7 +345,8 @@ def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False)
     sample_majority = max(Counter(target.tolist()).values()) / target.size
     accuracy = float(np.mean(predicted == target))
     return {**result, "majority": round(sample_majority, DIGITS), "accuracy": round(accuracy, DIGITS),
-            "lift": round(accuracy - sample_majority, DIGITS), "folds": len(folds.splits),
+            "lift": round(accuracy - sample_majority, DIGITS),
+            "standard_error": _excess(0, target.size, sample_majority)["standard_error"], "folds": len(folds.splits),
             "folds_grouped_by": "subject" if folds.grouped else None}
 
 
@@ -436,16 +450,20 @@ def _reasons(report: dict, lift: float, npmi: float, gap: float) -> list[str]:
     reasons = []
     for lang, result in report["languages"].items():
         for name, baseline in result["baselines"].items():
-            if baseline.get("lift") is not None and baseline["lift"] > lift:
+            if baseline.get("lift") is not None and _beyond(
+                    {"difference": baseline["lift"], "standard_error": baseline["standard_error"]}, lift):
                 reasons.append(f"[{lang}] the {name.replace('_', '-')} baseline reaches accuracy "
                                f"{baseline['accuracy']:.3f}, {baseline['lift']:+.3f} over the majority class "
-                               f"({baseline['majority']:.3f}; flag above +{lift:g})")
+                               f"({baseline['majority']:.3f}; flag above +{lift:g} and "
+                               f"{GAP_STANDARD_ERRORS:g} standard errors)")
         for n, stats in result["ngrams"].items():
             for row in stats["strongest"]:
-                if row["npmi"] > npmi:
+                if row["npmi"] > npmi and _beyond({"difference": row["excess"],
+                                                   "standard_error": row["standard_error"]}, 0):
                     reasons.append(f"[{lang}] the {n}-gram {row['ngram']!r} ({row['claims_with_ngram']} claims) has "
                                    f"nPMI {row['npmi']:.3f} with {row['label']} (flag above {npmi:g} for n-grams "
-                                   f"in at least {result['min_claims']} claims)")
+                                   f"in at least {result['min_claims']} claims, when the label's share among "
+                                   f"them exceeds its overall share by {GAP_STANDARD_ERRORS:g} standard errors)")
                     break  # the strongest one names the problem; the report lists the rest
         agreement = result["subjects"]
         if "same_label" in agreement and _beyond(

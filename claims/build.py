@@ -99,6 +99,7 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
         functional = multihop.functional_predicates(store, index)
         paths = multihop.hops(final, functional, [c for c, kind in claims if kind == "one-hop"], options.seed)
     pathed = multihop.choose(claims, options.multi_hop, paths, key)
+    hop_candidates = multihop.candidates(claims, paths) if options.multi_hop else None
     claims = [Claim(c, "conjunction", companion=found[(c.item.fact.s, c.item.fact.p)]) if kind == "conjunction" else
               Claim(c, "multi-hop", path=paths[c.item.id][0], path_evidence=paths[c.item.id][2]) if c.item.id in pathed else
               Claim(c, kind, dates=_span_dates(dated[c.item.id], c) if kind == "temporal" else None)
@@ -112,7 +113,7 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     if options.require_labels:
         _require(names, entities, options.langs)
     return write_staged(out_dir, lambda folder: _write(folder, store, source, options, made, claims, names,
-                                                       final.reference, kept_back, schema, key))
+                                                       final.reference, kept_back, schema, key, hop_candidates))
 
 
 FLIP = {SUPPORTS: REFUTES, REFUTES: SUPPORTS, NEI: NEI}
@@ -298,7 +299,7 @@ def _shared_answer(group: int, c: Claim, source_answers: dict) -> dict:
 
 
 def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
-           schema, key: bytes) -> dict:
+           schema, key: bytes, hop_candidates: dict | None = None) -> dict:
     wanted = {t for c in claims for group in c.evidence for t in group}
     size, lines = write_dump(reference, folder / DUMP, wanted)
     missing = sorted(wanted - set(lines))
@@ -353,11 +354,12 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                    "count_asked": options.count,
                    "made": {label: sum(p["labels"][label] for p in made.per_predicate.values()) for label in LABELS},
                    "per_predicate": made.per_predicate, "predicates_left_out": made.predicates_left_out},
-        "negation": {"share": options.negation, "per_label": sum(c.kind == "negation" for c in claims) // 3},
-        "conjunction": {"share": options.conjunction, "per_label": sum(c.kind == "conjunction" for c in claims) // 3},
-        "temporal": {"share": options.temporal, "per_label": sum(c.kind == "temporal" for c in claims) // 3},
-        "multi_hop": {"share": options.multi_hop, "per_label": sum(c.kind == "multi-hop" for c in claims) // 3,
-                      "second_hop_predicates": sorted({c.path[1] for c in claims if c.path})},
+        "negation": {"share": options.negation, "per_label": _per_label(claims, "negation")},
+        "conjunction": {"share": options.conjunction, "per_label": _per_label(claims, "conjunction")},
+        "temporal": {"share": options.temporal, "per_label": _per_label(claims, "temporal")},
+        "multi_hop": {"share": options.multi_hop, "per_label": _per_label(claims, "multi-hop"),
+                      "second_hop_predicates": sorted({c.path[1] for c in claims if c.path}),
+                      **multihop.none_made(hop_candidates, _per_label(claims, "multi-hop"))},
         "plan_key": {"secret": bool(options.plan_secret),
                      "guessable_bits": None if options.plan_secret else guessable_bits(c.base for c in claims)},
         "functional_predicates": {p: schema.functional[p] for p in predicates if p in schema.functional},
@@ -375,3 +377,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}
     (folder / "manifest.json").write_bytes(json_bytes(manifest))
     return manifest
+
+
+def _per_label(claims: list[Claim], kind: str) -> int:
+    """Claims of ``kind`` per label, as many of each label a predicate has (``labelling.per_label``)."""
+    return max(Counter(c.label for c in claims if c.kind == kind).values(), default=0)

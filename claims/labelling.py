@@ -99,8 +99,14 @@ def per_label(counts, pools, share: float, key: bytes, purpose: str, rank=lambda
     share of the smallest label's count (or the smallest pool): as many claims of each label take a
     form, so the form says nothing about the label. Pools of unequal size stop at unequal ranks, so in
     an order a verifier could replay, a plain claim's rank would say which labels it cannot have."""
-    m = min(int(share * min(counts[label] for label in LABELS) + 0.5), *(len(pools[label]) for label in LABELS))
-    return {label: sorted(pools[label], key=lambda c: keyed_rank(key, purpose, rank(c)))[:m] for label in LABELS}
+    # only the labels the claims have: a predicate R refutes nothing of (shares 1/2, 0, 1/2) has no
+    # REFUTES claim, and asking for as many of those as of the others took none of any label
+    present = [label for label in LABELS if counts[label]]
+    if not present:
+        return {label: [] for label in LABELS}
+    m = min(int(share * min(counts[label] for label in present) + 0.5), *(len(pools[label]) for label in present))
+    return {label: sorted(pools[label], key=lambda c: keyed_rank(key, purpose, rank(c)))[:m] if label in present
+            else [] for label in LABELS}
 
 
 def per_label_per_predicate(planned, pools, share: float, key: bytes, purpose: str,

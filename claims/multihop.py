@@ -67,3 +67,39 @@ def hops(final: ReferenceView, functional: set[str], claims, seed: int) -> dict[
 def choose(claims, share: float, found: dict, key: bytes) -> set[str]:
     """The ids of the plain claims to say as paths: as many of each label in each predicate."""
     return choose_plain(claims, share, key, "multi-hop", lambda c: c.item.id in found)
+
+
+
+def candidates(claims, found: dict) -> dict[str, dict[str, dict[str, int]]]:
+    """By predicate and label: the plain claims, and those with a 2-hop path in R that keeps their
+    label (``hops``), which ``choose`` takes as many of for each label."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for c, kind in claims:
+        if kind == "one-hop":
+            row = counts.setdefault(c.item.fact.p, {}).setdefault(c.label, {"plain": 0, "with_path": 0})
+            row["plain"] += 1
+            row["with_path"] += c.item.id in found
+    return counts
+
+
+def none_made(counts: dict | None, per_label: int) -> dict:
+    """The manifest's word on the candidates, and why no multi-hop claim was made when none was: a
+    label of a predicate none of whose claims has a path (FactBench's R has no second hops; a path
+    through a predicate that is not functional is never REFUTES)."""
+    if counts is None:
+        return {}
+    said: dict = {"candidates": counts}
+    if not per_label:
+        lacking = [f"{label} in {p} (0 of {row['plain']})" for p, rows in sorted(counts.items())
+                   for label, row in rows.items() if row["plain"] and not row["with_path"]]
+        plain = sum(row["plain"] for rows in counts.values() for row in rows.values())
+        if not any(row["with_path"] for rows in counts.values() for row in rows.values()):
+            said["none_made"] = (f"none of the {plain} plain claims has a 2-hop path in R that keeps its label "
+                                 f"(R links none of their objects on through a functional predicate)")
+            return said
+        said["none_made"] = ("the share of the smallest label's claims with a path rounds to none in every predicate"
+                             if not lacking else
+                             "as many of each label are taken in a predicate, and no claim of " + ", ".join(lacking)
+                             + " has a 2-hop path in R that keeps its label (R refutes a path only when both of "
+                               "its predicates are functional and R gives the subject one middle)")
+    return said

@@ -37,6 +37,7 @@ class Names:
 
     main: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    articles: dict[str, dict[str, str]] = field(default_factory=dict)  # a label file's: by language, name: class
 
     def name(self, entity: str, lang: str) -> tuple[str, str]:
         """(name, source): source is ``kb``, ``label file`` or ``local name``."""
@@ -73,7 +74,7 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
             for lang in langs:
                 if _matches(tag, lang) and row["name"].value.strip():
                     found.setdefault((row["e"].value, lang, row["kind"].value), set()).add(row["name"].value.strip())
-    names = Names()
+    names = Names(articles=getattr(user, "articles", {}))
     for entity in sorted(set(entities)):
         for lang in langs:
             # several labels in one language (a KB merged from sources): the first in code point order
@@ -92,26 +93,49 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
     return names
 
 
-def read_label_file(path: str | Path) -> dict[tuple[str, str], str]:
-    """A user's names: TSV lines ``IRI TAB language TAB label``; blank lines and ``#`` lines skipped."""
+class UserLabels(dict):
+    """A label file's names by (IRI, language), and ``articles``: by language, the labels it says take
+    an article, with their class (a fourth column: ``f``, ``m``, ``n``, ``pl``; ``articles``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.articles: dict[str, dict[str, str]] = {}
+
+
+def read_label_file(path: str | Path) -> UserLabels:
+    """A user's names: TSV lines ``IRI TAB language TAB label [TAB article class]``; blank lines and
+    ``#`` lines skipped."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise NamesError(f"--labels: cannot read {path} ({error})") from None
-    labels: dict[tuple[str, str], str] = {}
+    labels = UserLabels()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         cells = line.split("\t")
-        if len(cells) != 3 or not all(c.strip() for c in cells):
-            raise NamesError(f"--labels: {path}:{number}: expected IRI TAB language TAB label")
+        if len(cells) not in (3, 4) or not all(c.strip() for c in cells):
+            raise NamesError(f"--labels: {path}:{number}: expected IRI TAB language TAB label [TAB article class]")
         try:
             entity = iri(cells[0].strip().strip("<>"), field="IRI").value
         except TermError as error:
             raise NamesError(f"--labels: {path}:{number}: {error}") from None
-        labels.setdefault((entity, cells[1].strip().lower()), cells[2].strip())
+        lang = cells[1].strip().lower()
+        labels.setdefault((entity, lang), cells[2].strip())
+        if len(cells) == 4:
+            labels.articles.setdefault(lang, {})[cells[2].strip()] = _article_class(path, number, lang, cells[3])
     return labels
+
+
+def _article_class(path, number: int, lang: str, cell: str) -> str:
+    from .articles import load
+
+    said, kind = load(lang), cell.strip()
+    if said is None or kind not in said.articles:
+        known = ", ".join(said.articles) if said else "none: its names take no article"
+        raise NamesError(f"--labels: {path}:{number}: article class {kind!r} for {lang!r} (known: {known})")
+    return kind
 
 
 def predicate_label(names: Names, predicate: str, lang: str) -> str:

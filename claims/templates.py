@@ -23,7 +23,9 @@ Format ``factforge-claim-templates/1``::
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
 predicate's label in the language. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
-subject takes there ("von {s:dat}"; unmarked: nominative): a name does not change, but a path's
+subject takes there ("von {s:dat}"; unmarked: nominative), ``{o:dat}`` the object's: a name that takes
+an article gets it in that case ("in {o:dat}": "in der Schweiz"; ``articles``; ``{o:bare}``, as in an
+apposition "zum Land {o:bare}", keeps the name without it); a name without one does not change, but a path's
 middle put there takes its form of that case (the nominative when it has none), so "von Annas
 größter Stadt", not "von Annas größte Stadt". Every template has a negated form, so that a claim and its
 negation use the same wording. A 2-hop claim is the second predicate's template with the path's
@@ -41,13 +43,15 @@ from importlib import resources
 
 from factforge.sparql.terms import iri
 
+from .articles import BARE
 from .errors import ClaimsError
 from .keyed import keyed_index
 
 FORMAT = "factforge-claim-templates/1"
 _SLOT = re.compile(r"\{(\w*)\}")
-_CASED = re.compile(r"\{s:(\w*)\}")  # the subject's slot with the case it takes there
+_CASED = re.compile(r"\{([so]):(\w*)\}")  # a name's slot with the case it takes there
 CASES = ("nom", "acc", "dat", "gen")
+MARKS = (*CASES, BARE)
 
 
 class TemplateFileError(ClaimsError):
@@ -61,9 +65,14 @@ class Template:
     negated: str
     case: str = "nom"          # of the subject in ``text``
     negated_case: str = "nom"  # and in ``negated``
+    object_case: str = "nom"
+    negated_object_case: str = "nom"
 
     def subject_case(self, negated: bool) -> str:
         return self.negated_case if negated else self.case
+
+    def object_of(self, negated: bool) -> str:
+        return self.negated_object_case if negated else self.object_case
 
     def fill(self, *, negated: bool, **slots: str) -> str:
         return (self._negated_format if negated else self._format).format_map(slots)
@@ -184,14 +193,18 @@ def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Te
             raise TemplateFileError(f"{name}: {key}: each template needs string id, text and negated")
         forms, cases = {}, {}
         for form in ("text", "negated"):
-            marked = _CASED.findall(entry[form])
-            if any(case not in CASES for case in marked):
-                raise TemplateFileError(f"{name}: {entry['id']}: {form}: a case of {{s:...}} is one of {', '.join(CASES)}")
-            forms[form], cases[form] = _CASED.sub("{s}", entry[form]), (marked or ["nom"])[0]
+            marked = dict(_CASED.findall(entry[form]))
+            for role, case in marked.items():
+                if case not in MARKS:
+                    raise TemplateFileError(f"{name}: {entry['id']}: {form}: a case of {{{role}:...}} is one of "
+                                            f"{', '.join(MARKS)}")
+            forms[form], cases[form] = _CASED.sub(r"{\1}", entry[form]), marked
             used = set(_SLOT.findall(forms[form]))
             if used != set(slots):
                 raise TemplateFileError(f"{name}: {entry['id']}: {form} uses {sorted(used)}, expected {sorted(slots)}")
-        made.append(Template(entry["id"], forms["text"], forms["negated"], cases["text"], cases["negated"]))
+        made.append(Template(entry["id"], forms["text"], forms["negated"], cases["text"].get("s", "nom"),
+                             cases["negated"].get("s", "nom"), cases["text"].get("o", "nom"),
+                             cases["negated"].get("o", "nom")))
     return tuple(made)
 
 

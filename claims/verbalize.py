@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from factforge.generators.facts import Fact
 
+from . import articles
 from .dates import GRANULARITIES, coarsest, say_date
 from .keyed import keyed_index, keyed_rank
 from .names import LOCAL, Names, predicate_label
@@ -17,6 +18,7 @@ from .templates import load
 
 
 _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the language's contractions
+_NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         slots = {"s": subject, "o": obj}
         if generic:
             slots["p"] = predicate_label(names, fact.p, lang)
-        text = template.fill(negated=negated, **slots)
+        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated))
         template_id = f"{lang}:{template.id}"
     else:
         template, generic = language.choose(seed, fact.s, hop[0], slot)
@@ -59,7 +61,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = predicate_label(names, hop[0], lang)
-        text = language.put_middle(template.fill(negated=negated, **slots), _MIDDLE, middle)
+        text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
         template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
         generic = generic or generic_middle
     granularity = None
@@ -73,6 +75,24 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
     return Said(capital + language.end, inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
+
+
+def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None) -> str:
+    """The template filled, a name that takes an article given it in its slot's case (``articles``);
+    ``subject``: the subject's case when the subject is a name (not a path's middle)."""
+    said = articles.load(lang)
+    if said is None:
+        return template.fill(negated=negated, **slots)
+    extra = names.articles.get(lang)
+    placed = {}
+    for role, case in (("s", subject), ("o", template.object_of(negated))):
+        phrase = said.phrase(slots[role], case, extra) if case else None
+        if phrase is not None:
+            placed[_NAMED[role]], slots = phrase, {**slots, role: _NAMED[role]}
+    text = template.fill(negated=negated, **slots)
+    for slot, phrase in placed.items():
+        text = articles.join(text, slot, phrase, said.contractions)
+    return text
 
 
 def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:

@@ -51,7 +51,8 @@ def _claim_options(parser, prefix: str) -> None:
 
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
-    parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
+    parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label and, for a name that "
+                        "takes an article (die Schweiz, le Canada), its class (m, f, n, pl)")
     parser.add_argument("--plan-secret", metavar="FILE",
                         help="a file of secret bytes mixed into the plan key, so that whoever holds the KB cannot "
                              "replay the label plan (the same secret gives the same claims; docs/claims.md)")
@@ -127,6 +128,8 @@ def claims_summary(manifest: dict, where: str) -> list[str]:
     if bits is not None and bits < GUESSABLE_BITS:
         lines.append(f"  plan key without a secret: whoever holds the KB can replay the label plan, and whoever "
                      f"holds R in 2^{bits} tries; give --plan-secret FILE if that matters")
+    if manifest.get("multi_hop", {}).get("none_made"):
+        lines.append(f"  no multi-hop claims: {manifest['multi_hop']['none_made']}")
     audit = summary_lines(manifest["audit"])
     return lines + [f"  claims audit {audit[0]}", *(f"  {line}" for line in audit[1:])]
 

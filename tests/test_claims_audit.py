@@ -335,3 +335,29 @@ def test_flags_kinds_that_go_with_one_label_within_each_predicate(tmp_path, bias
         assert kinds["p_value"] < 0.001 and kinds["strongest"]["kind"] == "negation" and flagged
     else:
         assert kinds["chi2"] == 0 and not flagged
+
+
+def prize_claims(copies: int):
+    """``copies`` times the same 30 claims: 14 name a "Prize in" award, 11 of them NOT ENOUGH INFO, as
+    the demo KB's award claims did at one seed: chance at 30 claims, a lean at 300."""
+    rows = []
+    for copy in range(copies):
+        for k in range(30):
+            prize = k < 14
+            label = (NEI if k < 11 else SUPPORTS) if prize else (SUPPORTS if k < 25 else NEI)
+            i = len(rows)
+            award = f"Nobel Prize in Field{k}" if prize else f"Medal{k} Award"
+            rows.append({"id": f"c{i}", "claim": f"Person{copy}x{k} received the {award}.", "label": label,
+                         "lang": "en", "evidence": [[[i, None, None, None]]] if label == NEI else [[[i, 0, "P", 0]]]})
+    return rows
+
+
+def test_an_ngram_flag_needs_more_than_chance_at_the_claims_count(tmp_path):
+    """The n-gram and baseline flags, as the others, need a difference beyond three standard errors:
+    27 demo award claims flagged 'prize in' by chance at some seeds (both labels, by seed)."""
+    small = audit_file(write_jsonl(tmp_path / "small.jsonl", prize_claims(1)))
+    row = small["languages"]["en"]["ngrams"]["2"]["strongest"][0]
+    assert row["ngram"] in ("nobel prize", "prize in") and row["npmi"] > NPMI_THRESHOLD  # strong, but 14 claims
+    assert not small["flagged"], small["reasons"]
+    large = audit_file(write_jsonl(tmp_path / "large.jsonl", prize_claims(10)))
+    assert any("2-gram 'nobel prize'" in r or "2-gram 'prize in'" in r for r in large["reasons"]), large["reasons"]

@@ -121,3 +121,22 @@ def test_two_true_models_of_one_triple_get_one_claim(tmp_path):
     assert answers[str(claims[0]["id"])]["object"] == "http://dbpedia.org/resource/Portland_Trail_Blazers"
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["left_out"]["true_beyond_one_per_triple"] == 1
+
+
+def test_multi_hop_says_why_factbench_makes_none(train_store, tmp_path):
+    """FactBench's R (one model per fact) links no fact's object on to anything: asked for multi-hop
+    claims, the manifest and the summary say that none of the plain claims has a path, and how many."""
+    root = tmp_path / "train"
+    source = need(FACTBENCH)
+    for folder in sorted(source.glob("**/leader")):
+        shutil.copytree(folder, root / folder.relative_to(source))
+    out = tmp_path / "claims"
+    made = factforge("claims", root, "--store", train_store, "--lang", "en", "--multi-hop", "0.5", "--out", out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    hop = manifest["multi_hop"]
+    assert hop["per_label"] == 0 and manifest["claims"]["kinds"]["multi-hop"] == 0
+    rows = hop["candidates"][DBO + "office"]
+    assert sum(row["plain"] for row in rows.values()) == manifest["claims"]["per_language"]
+    assert not any(row["with_path"] for row in rows.values())
+    said = f"none of the {manifest['claims']['per_language']} plain claims has a 2-hop path in R"
+    assert hop["none_made"].startswith(said) and f"  no multi-hop claims: {said}" in made.stdout

@@ -139,3 +139,59 @@ def test_names_come_from_labels_then_the_user_file_then_the_local_name(tmp_path)
     labels.write_text("http://ex/a\ten\n")
     with pytest.raises(NamesError, match=re.escape(f"--labels: {labels}:1: expected IRI TAB language TAB label")):
         read_label_file(labels)
+
+
+def real_names():
+    """FactBench train's own German and French labels of the United States (a Freebase IRI there), and
+    DBpedia50's facts of Iran, whose local name is its German and French name too."""
+    from conftest import FACTBENCH, need
+
+    us = rdflib.URIRef("http://rdf.freebase.com/ns/m.09c7w0")
+    model = rdflib.Graph().parse(need(FACTBENCH / "wrong" / "random" / "foundationPlace" / "foundationPlace_00040.ttl"))
+    names = Names()
+    for label in model.objects(us, rdflib.RDFS.label):
+        names.main[(str(us), label.language)] = (str(label), "kb")
+    lines = {line for name in ("train.txt", "valid.txt", "test.txt")
+             for line in need(DATA / "dbpedia50" / name).read_text().splitlines()}
+    assert {"Ali_Khamenei\tbirthPlace\tIran", "Abadan,_Iran\tcountry\tIran"} <= lines
+    dbr = "http://dbpedia.org/resource/"
+    facts = {"us": Fact("http://ex/Company", DBO + "foundationPlace", str(us)),
+             "born": Fact(dbr + "Ali_Khamenei", DBO + "birthPlace", dbr + "Iran"),
+             "country": Fact(dbr + "Abadan,_Iran", DBO + "country", dbr + "Iran"),
+             "us-country": Fact("http://ex/Company", DBO + "country", str(us))}
+    return names, facts
+
+
+@pytest.mark.parametrize("lang,key,slot,negated,text", [
+    ("de", "us", 0, False, "Company wurde in den Vereinigten Staaten von Amerika gegründet."),
+    ("de", "us", 0, True, "Company wurde nicht in den Vereinigten Staaten von Amerika gegründet."),
+    ("de", "us", 1, False, "Der Gründungsort von Company ist die Vereinigten Staaten von Amerika."),
+    ("de", "born", 0, False, "Ali Khamenei wurde im Iran geboren."),
+    ("de", "country", 0, False, "Abadan, Iran liegt im Iran."),
+    ("de", "country", 1, False, "Abadan, Iran gehört zum Land Iran."),  # an apposition takes none
+    ("fr", "us", 0, False, "Company a été fondé aux États-Unis."),
+    ("fr", "us", 1, True, "Le lieu de fondation de Company n'est pas les États-Unis."),
+    ("fr", "born", 0, False, "Ali Khamenei est né en Iran."),
+    ("fr", "country", 0, True, "Abadan, Iran ne se trouve pas en Iran."),
+    ("fr", "us-country", 0, False, "Company se trouve aux États-Unis."),
+    ("en", "born", 0, False, "Ali Khamenei was born in Iran."),
+])
+def test_country_names_take_their_article_in_the_case_of_their_slot(lang, key, slot, negated, text):
+    """"liegt in Vereinigte Staaten", "à États-Unis" before: a name of the closed class of places that
+    take an article (``claims/articles``) gets it in its slot's case, joined to the preposition."""
+    names, facts = real_names()
+    assert say(facts[key], lang, names, seed=0, negated=negated, allowed=("day",), slot=slot).text == text
+
+
+def test_a_label_file_adds_names_that_take_an_article(tmp_path):
+    labels = tmp_path / "labels.tsv"
+    province = "http://dbpedia.org/resource/Tehran_Province"  # a DBpedia50 entity, its German name from the user
+    labels.write_text(f"{province}\tde\tProvinz Teheran\tf\n")
+    names = kb_names(store_from_text(tmp_path, "kb.ttl", "<http://ex/a> <http://ex/b> <http://ex/c> ."),
+                     [province], ["de"], read_label_file(labels))
+    fact = Fact("http://dbpedia.org/resource/Mahmoud_Hessabi", DBO + "birthPlace", province)
+    said = say(fact, "de", names, seed=0, negated=False, allowed=("day",), slot=0)
+    assert said.text == "Mahmoud Hessabi wurde in der Provinz Teheran geboren."
+    labels.write_text(f"{province}\tde\tProvinz Teheran\tx\n")
+    with pytest.raises(NamesError, match=re.escape(f"--labels: {labels}:1: article class 'x' for 'de' (known: m, f, n, pl)")):
+        read_label_file(labels)

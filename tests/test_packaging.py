@@ -86,6 +86,6 @@ def test_a_wheel_holds_only_the_factforge_namespace(tmp_path):
     assert tops == {"factforge", next(t for t in tops if t.endswith(".dist-info"))}
     for expected in ("factforge/sparql/queries/predicate_facts.rq", "factforge/sparql/demo/demo.ttl",
                      "factforge/server/static/console.js", "factforge/cli/main.py", "factforge/__main__.py",
-                     "factforge/claims/templates/zh.json"):
+                     "factforge/claims/templates/zh.json", "factforge/claims/articles/de.json"):
         assert expected in names
     assert not any("/tests/" in name or name.startswith("tests/") for name in names)

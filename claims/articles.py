@@ -1,0 +1,113 @@
+"""Proper names that take the definite article (die Schweiz, in den Vereinigten Staaten, au Canada).
+
+A KB labels a country "Schweiz" or "Canada"; a sentence says "in der Schweiz", "au Canada". Which names
+take an article is a closed class per language (countries and regions), listed with each name's gender
+or plural in ``claims/articles/<lang>.json``; a user label file adds names (a fourth column). A template
+slot that marks a case (``{o:dat}``; unmarked: nominative) gets the article of that case, then a
+preposition before it and the article join as the language joins them ("in dem" -> "im", "à la" -> "en");
+a slot marked ``bare`` (an apposition: "zum Land {o:bare}") keeps the name as it is.
+
+Format ``factforge-name-articles/1``::
+
+    {"format": "factforge-name-articles/1", "lang": "de",
+     "articles": {"f": {"nom": "die", "acc": "die", "dat": "der", "gen": "der"}, ...},  by gender, by case
+     "weak_en": {"pl": ["nom", "acc", "dat", "gen"], ...},  optional: where an adjective in the name ends
+                                     in -en after the article ("den Vereinigten Staaten"), else in -e
+     "elided": "l'",                 optional: a singular's article before a vowel
+     "contractions": [["in", "dem", "im"], ...],  a preposition before the article and the two joined
+     "names": {"Schweiz": "f", "Vereinigte Staaten": "pl", ...}}
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .errors import ClaimsError
+
+FORMAT = "factforge-name-articles/1"
+BARE = "bare"
+_ADJECTIVE = re.compile(r"^(\w+?)(es|er|en|e)$")  # a German adjective before the name's head noun
+_VOWEL = "aeiouyéèêàâîôûœæhAEIOUYÉÈÊÀÂÎÔÛŒÆH"
+
+
+class ArticlesError(ClaimsError):
+    """A name-article file is malformed, or a label file gives a class the language has no article for."""
+
+
+@dataclass(frozen=True)
+class Articles:
+    lang: str
+    articles: dict[str, dict[str, str]]
+    names: dict[str, str]
+    contractions: tuple[tuple[str, str, str], ...] = ()
+    weak_en: dict[str, frozenset] | None = None
+    elided: str | None = None
+
+    def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
+        """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
+        kind = (extra or {}).get(name) or self.names.get(name)
+        if kind is None or case == BARE:
+            return None
+        article = self.articles[kind][case]
+        if self.weak_en is not None:
+            name = self._declined(name, kind, case)
+        if self.elided and kind != "pl" and name[:1] in _VOWEL:
+            return self.elided + name
+        return f"{article} {name}"
+
+    def _declined(self, name: str, kind: str, case: str) -> str:
+        """German: adjectives before the head noun take the weak ending; a plural's head takes -n in
+        the dative, a masculine or neuter one -s in the genitive (where it does not end in either)."""
+        words = name.split(" ")
+        head = next((i for i, w in enumerate(words) if w[:1].islower()), len(words)) - 1  # before "von"
+        ending = "en" if case in self.weak_en.get(kind, ()) else "e"
+        for i in range(head):
+            match = _ADJECTIVE.match(words[i])
+            if match and words[i][:1].isupper():
+                words[i] = match.group(1) + ending
+        noun = words[head]
+        if kind == "pl" and case == "dat" and noun[-1:] not in "ns":
+            words[head] = noun + "n"
+        elif kind in ("m", "n") and case == "gen" and noun[-1:] not in "sßxz":
+            words[head] = noun + "s"
+        return " ".join(words)
+
+
+def join(text: str, slot: str, phrase: str, contractions) -> str:
+    """``text`` with ``phrase`` in place of ``slot``, a preposition before it and the phrase's article
+    joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran")."""
+    for preposition, article, joined in contractions:
+        spaced = phrase.startswith(article + " ")
+        if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
+            rest = phrase[len(article) + spaced:]
+            return text.replace(f"{preposition} {slot}", f"{joined} {rest}", 1)
+    return text.replace(slot, phrase, 1)
+
+
+@lru_cache(maxsize=None)
+def load(lang: str) -> Articles | None:
+    """The language's name-article file, or None when it has none (its names take no article)."""
+    path = resources.files("factforge.claims") / "articles" / f"{lang}.json"
+    if not path.is_file():
+        return None
+    name = f"articles/{lang}.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ArticlesError(f"{name}: cannot read ({error})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("lang") != lang:
+        raise ArticlesError(f"{name}: expected format {FORMAT!r} and lang {lang!r}")
+    articles, names = data.get("articles"), data.get("names")
+    if not isinstance(articles, dict) or not all(
+            isinstance(forms, dict) and all(isinstance(forms.get(c), str) for c in ("nom", "acc", "dat", "gen"))
+            for forms in articles.values()):
+        raise ArticlesError(f"{name}: 'articles' must give each class its article in nom, acc, dat and gen")
+    if not isinstance(names, dict) or not all(isinstance(k, str) and v in articles for k, v in names.items()):
+        raise ArticlesError(f"{name}: 'names' must map names to one of {', '.join(articles)}")
+    weak = data.get("weak_en")
+    return Articles(lang, articles, names, tuple(tuple(c) for c in data.get("contractions", [])),
+                    {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
+                    data.get("elided"))
