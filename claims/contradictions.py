@@ -163,6 +163,10 @@ class ReferenceView:
             for entity in wanted:
                 self._types[entity] = found.get(entity, [])
 
+    def types(self, entity: str) -> list[str]:
+        """The entity's classes as loaded for disjointness (none when the schema has no disjoint classes)."""
+        return self._types.get(entity, [])
+
     def contradictions(self, fact: Fact) -> list[list[Triple]]:
         """Every evidence set of R against the fact, in a fixed order."""
         sets: list[list[Triple]] = []

@@ -19,8 +19,8 @@ def register(sub) -> None:
                                            "file or a FactBench folder) as FEVER claims with evidence in R")
     claims.add_argument("facts", metavar="FACTS", help="a scenario folder, a labelled file or a FactBench folder")
     store_options(claims)
-    copy_option(claims, "claims need it: their evidence lines are lines of R's sorted dump, the whole KB less the "
-                        "removed triples")
+    copy_option(claims, "not needed: claims read R around their facts; --evidence-lines full reads the whole KB "
+                        "once for R's dump either way")
     claims.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder")
     claims.add_argument("--seed", type=int, default=None, help="default: the scenario's seed, else 0")
     claims.add_argument("--leakage", default=None,
@@ -49,6 +49,11 @@ def _claim_options(parser, prefix: str) -> None:
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
     parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
+    parser.add_argument("--evidence-lines", choices=("full", "around"), default=None,
+                        help="which dump of R ships as reference.sorted.nt, the file the evidence lines count in: "
+                             "full (all of R; through --endpoint the whole KB is read once) or around (R around the "
+                             "claims' subjects and objects: docs/claims.md); default: full with a local store or "
+                             "--endpoint-copy, around through --endpoint")
 
 
 def options_from(args, *, seed: int, leakage: str):
@@ -64,6 +69,7 @@ def options_from(args, *, seed: int, leakage: str):
         raise ClaimsError(f"{_flag(error.field, prefix)}: {error.reason}") from None
     if args.labels:
         options.user_labels = read_label_file(args.labels)
+    options.evidence_lines = args.evidence_lines
     return options
 
 
@@ -124,10 +130,6 @@ def _generate_with_claims(generate):
         from factforge.evaluation.labelled import read_scenario
 
         options = options_from(args, seed=args.seed, leakage=args.leakage)  # bad flags fail before generation
-        if args.endpoint and not args.endpoint_copy:
-            from factforge.claims.build import NEEDS_COPY
-
-            raise ClaimsError(NEEDS_COPY)
         status = generate(args)
         if status:
             return status

@@ -123,7 +123,8 @@ class Adjacency:
         si, oi, pi = self.id(s), self.id(o), self.pindex.get(p)
         if si is None or oi is None or pi is None:
             return None
-        lo, hi = self.out_run(si, pi)
+        # the run itself: a partial index (``Neighbourhood.link``) asks for either end, not for s
+        lo, hi = Adjacency.out_run(self, si, pi)
         targets = self.dst[lo:hi]  # sorted by node id
         at = int(np.searchsorted(targets, targets.dtype.type(oi)))
         return lo + at if at < targets.size and int(targets[at]) == oi else None
