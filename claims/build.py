@@ -83,15 +83,16 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
 
 def _made_around(store: Store, source: ScenarioFiles, options: Options, items: list[Item]) -> tuple:
     """``_made`` over the part of an endpoint's KB the claims read: every fact of the items' predicates
-    (the plan key hashes them, leakage finds their pairs) and every link of the items' subjects and
-    objects, fetched in VALUES batches; what a run found missing (a conjunction's subject, a path's
-    middle, an end of a removed triple) is fetched and the claims made again, until a run read only
-    what was fetched whole: that run made what the whole index makes."""
+    (the plan key hashes them, leakage finds their pairs) and every link of the items' subjects,
+    fetched in VALUES batches; what a run found missing (a path's middle, an end of a removed triple
+    neither of whose ends was fetched) is fetched and the claims made again, until a run read only
+    what was fetched whole: that run made what the whole index makes. The objects are not fetched
+    up front: an object is often a hub (a country, a city) whose links outnumber all the rest."""
     predicates = sorted({i.fact.p for i in items})
     reader = NeighbourhoodReader(store, predicates[0] if predicates else None, degrees=False)
     for predicate in predicates[1:]:
         reader.fetch_predicate(predicate)
-    fetch_around(reader, {e for i in items for e in i.fact.pair}, 1)
+    fetch_around(reader, {i.fact.s for i in items}, 1)
     while True:
         index = reader.index()
         try:
@@ -324,8 +325,9 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
     if scope == "full":
         size, lines = write_dump(reference, folder / DUMP, wanted)
     else:
-        claimed = {e for c in claims for e in c.base.item.fact.pair}
-        size, lines = write_around(final, claimed, wanted, folder / DUMP)
+        subjects = {c.base.item.fact.s for c in claims}
+        typed = subjects | {c.base.item.fact.o for c in claims}
+        size, lines = write_around(final, subjects, typed, wanted, folder / DUMP)
     missing = sorted(wanted - set(lines))
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")

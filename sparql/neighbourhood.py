@@ -92,9 +92,15 @@ class Neighbourhood(Adjacency):
         return super().has_link(s, p, o)
 
     def link(self, s: str, p: str, o: str) -> int | None:
-        if self.pindex.get(p) != self.own_predicate:
-            self._need_either(self.id(s), self.id(o))
-        return super().link(s, p, o)
+        """As over the whole index when either end was fetched whole: an end that is not here at all
+        then has no link to the other (a claim's object outside its subject's links is no lookup)."""
+        si, oi, pi = Adjacency.id(self, s), Adjacency.id(self, o), self.pindex.get(p)
+        if pi != self.own_predicate and not (self._whole(s, si) or self._whole(o, oi)):
+            self.missing.add(s)
+        return self._link(si, pi, oi)
+
+    def _whole(self, entity: str, node: int | None) -> bool:
+        return bool(self.complete[node]) if node is not None else entity in self.absent
 
     def out_run(self, node: int, pred: int) -> tuple[int, int]:
         if pred != self.own_predicate:
