@@ -108,3 +108,40 @@ def test_dbpedia50_claims_through_oxigraph_serve_are_the_embedded_ones(knobs, db
     assert assert_lines_name_the_evidence(tmp_path / "there") > 0
     # the claims' subjects' links, the predicate's facts, types, names and the ontology's schema
     assert remote.rows_read < dbpedia_store.triple_count() / 5
+
+
+def test_fever_through_serve_endpoint_is_the_command_lines_around_the_claims(tmp_path, fresh_cache):
+    """`GET /api/scenarios/<id>?format=fever` from a server whose KB is an endpoint (no copy): 200 with
+    the records, answers and dump `claims --store --evidence-lines around` writes from the same scenario."""
+    import requests
+
+    from conftest import TEST_TOKEN, job_end
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
+
+    spec = {"predicate": "dbo:capital", "size": 40, "ambiguous": "random_walk", "leakage": "pair", "seed": 4}
+    knobs = {"lang": "en,zh", "negation": "0.5"}
+    with served_demo_kb(tmp_path) as (local, flags):
+        remote = open_store(endpoint=flags[1], fingerprint=flags[-1])
+        root = tmp_path / "scenarios"
+        app = create_app(remote, {"SCENARIO_DIR": root, "RELEASES_DIR": tmp_path / "releases", "TOKEN": TEST_TOKEN})
+        with BackgroundServer(app) as server:
+            response = requests.post(f"{server.url}/api/scenarios", json=spec, timeout=60)
+            if response.status_code == 202:
+                assert job_end(server.url, response)["status"] == "done"
+                response = requests.post(f"{server.url}/api/scenarios", json=spec, timeout=60)
+            assert response.status_code == 201, response.text
+            scenario_id = response.json()["id"]
+            base = f"{server.url}/api/scenarios/{scenario_id}"
+            fever = requests.get(base, params={"format": "fever", **knobs}, timeout=300)
+            assert fever.status_code == 200, fever.text
+            parts = {part: requests.get(f"{base}/claims/{part}", params=knobs, timeout=60)
+                     for part in ("answers", "reference", "manifest")}
+        assert all(part.status_code == 200 for part in parts.values())
+        assert parts["manifest"].json()["reference"]["scope"] == "around"
+        factforge("claims", root / scenario_id, "--store", local, "--lang", "en,zh", "--negation", "0.5",
+                  "--evidence-lines", "around", "--out", tmp_path / "cli")
+    assert fever.content == (tmp_path / "cli" / "claims.jsonl").read_bytes()
+    assert parts["answers"].content == (tmp_path / "cli" / "answers.json").read_bytes()
+    assert parts["reference"].content == (tmp_path / "cli" / "reference.sorted.nt").read_bytes()
+    assert assert_lines_name_the_evidence(tmp_path / "cli") > 0
