@@ -19,8 +19,8 @@ def register(sub) -> None:
                                            "file or a FactBench folder) as FEVER claims with evidence in R")
     claims.add_argument("facts", metavar="FACTS", help="a scenario folder, a labelled file or a FactBench folder")
     store_options(claims)
-    copy_option(claims, "not needed: claims read R around their facts; --evidence-lines full reads the whole KB "
-                        "once for R's dump either way")
+    copy_option(claims, "claims do not need it: they read R around their facts, and --evidence-lines full "
+                        "reads the KB once for R's whole dump")
     claims.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder")
     claims.add_argument("--seed", type=int, default=None, help="default: the scenario's seed, else 0")
     claims.add_argument("--leakage", default=None,
