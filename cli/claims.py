@@ -52,7 +52,7 @@ def _claim_options(parser, prefix: str) -> None:
     parser.add_argument("--evidence-lines", choices=("full", "around"), default=None,
                         help="which dump of R ships as reference.sorted.nt, the file the evidence lines count in: "
                              "full (all of R; through --endpoint the whole KB is read once) or around (R around the "
-                             "claims' subjects and objects: docs/claims.md); default: full with a local store or "
+                             "claims' subjects: docs/claims.md); default: full with a local store or "
                              "--endpoint-copy, around through --endpoint")
 
 
