@@ -31,6 +31,7 @@ from factforge.sparql.store import Store
 from . import conjunction, multihop, temporal
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
+from .errors import ClaimsError
 from .fever_io import claims_of
 from .keyed import keyed_rank
 from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
@@ -57,7 +58,7 @@ class Options:
     leakage: str = "triple"
     require_labels: bool = False
     user_labels: dict | None = None
-    evidence_lines: str | None = None  # EVIDENCE_LINES; None: full over a whole index, else around
+    evidence_lines: str | None = None  # a key of reference_dump.SCOPES; None: full over a whole index, else around
 
 
 def items_of(source: ScenarioFiles) -> list[Item]:
@@ -65,15 +66,13 @@ def items_of(source: ScenarioFiles) -> list[Item]:
                  bool(r["label"])) for r in source.test]
 
 
-#: what ``Options.evidence_lines`` may ask: lines of R's whole sorted dump, or of the dump of R around the claims
-EVIDENCE_LINES = ("full", "around")
-
-
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
     items = items_of(source)
     scope = options.evidence_lines or ("full" if store.whole_index else "around")
+    if scope not in SCOPES:
+        raise ClaimsError(f"--evidence-lines: {scope!r} is none of {', '.join(SCOPES)}")
     if store.whole_index:
         made = _made(store, source, options, items, load_adjacency(store))
     else:
@@ -278,7 +277,8 @@ def _destroyer(store, index, level: str, predicates):
         return lambda fact, triple: fact.triple == triple
     if level == "pair":
         return lambda fact, triple: {triple[0], triple[2]} == {fact.s, fact.o}
-    inverses = {p: {p, *inverse_predicates(store, index, p, positives.kb_pairs(store, p, index=index))} for p in sorted(predicates)}
+    inverses = {p: {p, *inverse_predicates(store, index, p, positives.kb_pairs(store, p, index=index))}
+                for p in sorted(predicates)}
     return lambda fact, triple: triple == fact.triple or (
         (triple[0], triple[2]) == (fact.o, fact.s) and triple[1] in inverses.get(fact.p, ()))
 

@@ -45,11 +45,12 @@ def _flag(name: str, prefix: str) -> str:
 
 def _claim_options(parser, prefix: str) -> None:
     from factforge.claims.options import CLAIM_CONSTRAINTS
+    from factforge.claims.reference_dump import SCOPES
 
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
     parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label")
-    parser.add_argument("--evidence-lines", choices=("full", "around"), default=None,
+    parser.add_argument("--evidence-lines", choices=tuple(SCOPES), default=None,
                         help="which dump of R ships as reference.sorted.nt, the file the evidence lines count in: "
                              "full (all of R; through --endpoint the whole KB is read once) or around (R around the "
                              "claims' subjects: docs/claims.md); default: full with a local store or "
