@@ -23,7 +23,9 @@ from factforge.generators.leakage import inverse_predicates, removed_triples
 from factforge.generators.writers import _json as json_bytes, _sha256, write_staged
 from factforge.generators.scenario import InvariantError
 from factforge.sparql import __version__
+from factforge.evaluation.reference_input import fetch_around
 from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.store import Store
 
 from . import conjunction, multihop, temporal
@@ -36,7 +38,7 @@ from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .plan_key import guessable_bits, plan_key
 from .records import answers_json, jsonl, record
-from .reference_dump import DUMP, write_dump
+from .reference_dump import DUMP, SCOPES, write_around, write_dump
 from .templates import load
 from .verbalize import conjoin, granularities, say, template_slots
 
@@ -57,6 +59,7 @@ class Options:
     require_labels: bool = False
     user_labels: dict | None = None
     plan_secret: bytes | None = None  # mixed into the plan key (``plan_key``); never written
+    evidence_lines: str | None = None  # a key of reference_dump.SCOPES; None: full over a whole index, else around
 
 
 def items_of(source: ScenarioFiles) -> list[Item]:
@@ -64,21 +67,50 @@ def items_of(source: ScenarioFiles) -> list[Item]:
                  bool(r["label"])) for r in source.test]
 
 
-#: why claims read the whole KB, said when an endpoint's KB is read by neighbourhoods only
-NEEDS_COPY = ("--endpoint-copy: claims through an endpoint need every link of the KB: each evidence item is a line "
-              "of R's sorted dump (the whole KB less the removed triples, written beside the claims), and a "
-              "predicate counts as functional from all its facts; give --endpoint-copy (serve --endpoint-copy for "
-              "claims over HTTP), or load the KB into a local store")
-
-
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
-    if not store.whole_index:
-        raise ClaimsError(NEEDS_COPY)
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
     items = items_of(source)
-    index = load_adjacency(store)
-    schema = load_schema(store, index, {i.fact.p for i in items})
+    scope = options.evidence_lines or ("full" if store.whole_index else "around")
+    if scope not in SCOPES:
+        raise ClaimsError(f"--evidence-lines: {scope!r} is none of {', '.join(SCOPES)}")
+    if store.whole_index:
+        made = _made(store, source, options, items, load_adjacency(store))
+    else:
+        made = _made_around(store, source, options, items)
+    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, *made, scope))
+
+
+def _made_around(store: Store, source: ScenarioFiles, options: Options, items: list[Item]) -> tuple:
+    """``_made`` over the part of an endpoint's KB the claims read: every fact of the items' predicates
+    (the plan key hashes them, leakage finds their pairs) and every link of the items' subjects,
+    fetched in VALUES batches; what a run found missing (a path's middle, an end of a removed triple
+    neither of whose ends was fetched) is fetched and the claims made again, until a run read only
+    what was fetched whole: that run made what the whole index makes. The objects are not fetched
+    up front: an object is often a hub (a country, a city) whose links outnumber all the rest."""
+    predicates = sorted({i.fact.p for i in items})
+    reader = NeighbourhoodReader(store, predicates[0] if predicates else None, degrees=False)
+    for predicate in predicates[1:]:
+        reader.fetch_predicate(predicate)
+    fetch_around(reader, {i.fact.s for i in items}, 1)
+    while True:
+        index = reader.index()
+        try:
+            made = _made(store, source, options, items, index)
+        except Exception:
+            if not index.missing:
+                raise
+            made = None  # a run short of links may fail for that alone
+        if not index.missing:
+            return made
+        reader.fetch(index)
+
+
+def _made(store: Store, source: ScenarioFiles, options: Options, items: list[Item], index) -> tuple:
+    """The claims of ``items`` over ``index`` (the KB's whole adjacency index, or a ``Neighbourhood``
+    of it) and what ``_write`` needs of them."""
+    whole = not isinstance(index, Neighbourhood)
+    schema = load_schema(store, index if whole else None, {i.fact.p for i in items})
     reference = ReferenceView(store, index, schema)
     destroys = _destroyer(store, index, options.leakage, {i.fact.p for i in items if i.truth})
     key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret)
@@ -112,8 +144,7 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     names = kb_names(store, entities | predicates, options.langs, options.user_labels, models)
     if options.require_labels:
         _require(names, entities, options.langs)
-    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, made, claims, names,
-                                                       final.reference, kept_back, schema, key, hop_candidates))
+    return made, claims, names, final, kept_back, schema, key, hop_candidates
 
 
 FLIP = {SUPPORTS: REFUTES, REFUTES: SUPPORTS, NEI: NEI}
@@ -249,7 +280,8 @@ def _destroyer(store, index, level: str, predicates):
         return lambda fact, triple: fact.triple == triple
     if level == "pair":
         return lambda fact, triple: {triple[0], triple[2]} == {fact.s, fact.o}
-    inverses = {p: {p, *inverse_predicates(store, index, p, positives.kb_pairs(store, p))} for p in sorted(predicates)}
+    inverses = {p: {p, *inverse_predicates(store, index, p, positives.kb_pairs(store, p, index=index))}
+                for p in sorted(predicates)}
     return lambda fact, triple: triple == fact.triple or (
         (triple[0], triple[2]) == (fact.o, fact.s) and triple[1] in inverses.get(fact.p, ()))
 
@@ -271,7 +303,8 @@ def _removed(store, index, made, level: str):
     for fact in made.removed_facts:
         by_predicate[fact.p].append(fact)
     for predicate, facts in sorted(by_predicate.items()):
-        removed.update(removed_triples(store, index, facts, level, positives.kb_pairs(store, predicate), predicate))
+        removed.update(removed_triples(store, index, facts, level, positives.kb_pairs(store, predicate, index=index),
+                                       predicate))
     needed = {t for c in made.claims if c.label != NEI for group in c.evidence for t in group}
     return sorted(removed - needed), len(removed & needed)
 
@@ -298,10 +331,16 @@ def _shared_answer(group: int, c: Claim, source_answers: dict) -> dict:
             "false_fact_kind": None if c.base.item.truth else how.get("kind"), "source_fact": how.get("source")}
 
 
-def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, reference, kept_back,
-           schema, key: bytes, hop_candidates: dict | None = None) -> dict:
+def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, final: ReferenceView,
+           kept_back, schema, key: bytes, hop_candidates: dict | None, scope: str) -> dict:
+    reference = final.reference
     wanted = {t for c in claims for group in c.evidence for t in group}
-    size, lines = write_dump(reference, folder / DUMP, wanted)
+    if scope == "full":
+        size, lines = write_dump(reference, folder / DUMP, wanted)
+    else:
+        subjects = {c.base.item.fact.s for c in claims}
+        typed = subjects | {c.base.item.fact.o for c in claims}
+        size, lines = write_around(final, subjects, typed, wanted, folder / DUMP)
     missing = sorted(wanted - set(lines))
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
@@ -364,7 +403,8 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
                      "guessable_bits": None if options.plan_secret else guessable_bits(c.base for c in claims)},
         "functional_predicates": {p: schema.functional[p] for p in predicates if p in schema.functional},
         "disjoint_class_pairs": len(schema.disjoint),
-        "reference": {"file": DUMP, "triples": size, "line": "0-based index of the triple in the file",
+        "reference": {"file": DUMP, "triples": size, "scope": scope, "holds": SCOPES[scope],
+                      "line": "0-based index of the triple in the file",
                       "leakage": options.leakage, "removed_triples": len(reference.removed),
                       "kept_back_for_evidence": kept_back},
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),

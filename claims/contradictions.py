@@ -74,8 +74,7 @@ def load_schema(store: Store, adjacency: Adjacency | None, predicates) -> Schema
     in the store (``counted_functionality``: an endpoint's KB, which is not copied)."""
     schema = Schema()
     declared = set()
-    for row in store.select("claim_schema"):
-        kind, a, b = row["kind"].value, row["a"].value, row["b"].value if "b" in row else None
+    for kind, a, b in _schema_rows(store):
         if kind == "functional":
             declared.add(a)
         elif kind == "disjoint":
@@ -97,6 +96,23 @@ def load_schema(store: Store, adjacency: Adjacency | None, predicates) -> Schema
     return schema
 
 
+def _schema_rows(store: Store) -> list[tuple[str, str, str | None]]:
+    """``claim_schema``'s (kind, a, b) rows, kept for the last KB read: claims through an endpoint
+    load the schema once a run and run again until nothing was missing, and the schema is ontology-sized."""
+    key = store.fingerprint()
+    rows = _SCHEMA_ROWS.get(key)
+    if rows is None:  # a server's threads may race here: each then reads the same rows
+        rows = [(row["kind"].value, row["a"].value, row["b"].value if "b" in row else None)
+                for row in store.select("claim_schema")]
+        _SCHEMA_ROWS.clear()
+        _SCHEMA_ROWS[key] = rows
+    return rows
+
+
+_SCHEMA_ROWS: dict[str, list] = {}
+_COUNTED: dict[str, dict[str, float | None]] = {}
+
+
 def observed_functionality(adjacency: Adjacency, predicate: str) -> float | None:
     """The share of the predicate's subjects that have exactly one object (None: no fact)."""
     pid = adjacency.pindex.get(predicate)
@@ -114,6 +130,18 @@ def counted_functionality(store: Store, predicate: str) -> float | None:
     (``predicate_functionality``): one row, whatever the KB's size."""
     if is_schema_predicate(predicate):  # the whole index holds no schema links either
         return None
+    key = store.fingerprint()
+    known = _COUNTED.get(key)
+    if known is None:  # one KB's counts at a time, as the schema rows
+        known = {}
+        _COUNTED.clear()
+        _COUNTED[key] = known
+    if predicate not in known:
+        known[predicate] = _counted(store, predicate)
+    return known[predicate]
+
+
+def _counted(store: Store, predicate: str) -> float | None:
     row = next(iter(store.select("predicate_functionality", predicate=iri(predicate))), None)
     subjects = int(row["subjects"].value) if row is not None and "subjects" in row else 0
     if not subjects:
@@ -165,6 +193,10 @@ class ReferenceView:
             found = entity_types(self.store, wanted)
             for entity in wanted:
                 self._types[entity] = found.get(entity, [])
+
+    def types(self, entity: str) -> list[str]:
+        """The entity's classes as loaded for disjointness (none when the schema has no disjoint classes)."""
+        return self._types.get(entity, [])
 
     def contradictions(self, fact: Fact) -> list[list[Triple]]:
         """Every evidence set of R against the fact, in a fixed order."""

@@ -14,7 +14,9 @@ predicate). As for negation, as many multi-hop claims are made of each label wit
 """
 from __future__ import annotations
 
+import numpy as np
 
+from factforge.sparql.neighbourhood import Neighbourhood
 from factforge.sparql.terms import is_schema_predicate
 
 from .contradictions import ReferenceView, load_schema
@@ -38,7 +40,12 @@ def label(final: ReferenceView, functional, s: str, p: str, q: str, o: str) -> t
 
 
 def functional_predicates(store, adjacency) -> set[str]:
-    """Every link predicate declared or observed functional: second hops use only these."""
+    """Every link predicate declared or observed functional: second hops use only these. Over a
+    ``Neighbourhood`` (an endpoint's KB, fetched in part) only the predicates of its links, each
+    counted in the store: a second hop is a link of a fetched middle, so no other can be one."""
+    if isinstance(adjacency, Neighbourhood):
+        used = [adjacency.predicates[q] for q in np.unique(adjacency.pred).tolist()]
+        return set(load_schema(store, None, [p for p in used if not is_schema_predicate(p)]).functional)
     predicates = [p for p in adjacency.predicates if not is_schema_predicate(p)]
     return set(load_schema(store, adjacency, predicates).functional)
 

@@ -19,8 +19,8 @@ def register(sub) -> None:
                                            "file or a FactBench folder) as FEVER claims with evidence in R")
     claims.add_argument("facts", metavar="FACTS", help="a scenario folder, a labelled file or a FactBench folder")
     store_options(claims)
-    copy_option(claims, "claims need it: their evidence lines are lines of R's sorted dump, the whole KB less the "
-                        "removed triples")
+    copy_option(claims, "claims do not need it: they read R around their facts, and --evidence-lines full "
+                        "reads the KB once for R's whole dump")
     claims.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder")
     claims.add_argument("--seed", type=int, default=None, help="default: the scenario's seed, else 0")
     claims.add_argument("--leakage", default=None,
@@ -48,6 +48,7 @@ def _flag(name: str, prefix: str) -> str:
 
 def _claim_options(parser, prefix: str) -> None:
     from factforge.claims.options import CLAIM_CONSTRAINTS
+    from factforge.claims.reference_dump import SCOPES
 
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
@@ -56,6 +57,11 @@ def _claim_options(parser, prefix: str) -> None:
     parser.add_argument("--plan-secret", metavar="FILE",
                         help="a file of secret bytes mixed into the plan key, so that whoever holds the KB cannot "
                              "replay the label plan (the same secret gives the same claims; docs/claims.md)")
+    parser.add_argument("--evidence-lines", choices=tuple(SCOPES), default=None,
+                        help="which dump of R ships as reference.sorted.nt, the file the evidence lines count in: "
+                             "full (all of R; through --endpoint the whole KB is read once) or around (R around the "
+                             "claims' subjects: docs/claims.md); default: full with a local store or "
+                             "--endpoint-copy, around through --endpoint")
 
 
 def options_from(args, *, seed: int, leakage: str):
@@ -73,6 +79,7 @@ def options_from(args, *, seed: int, leakage: str):
         options.user_labels = read_label_file(args.labels)
     if args.plan_secret:
         options.plan_secret = _secret(args.plan_secret)
+    options.evidence_lines = args.evidence_lines
     return options
 
 
@@ -151,10 +158,6 @@ def _generate_with_claims(generate):
         from factforge.evaluation.labelled import read_scenario
 
         options = options_from(args, seed=args.seed, leakage=args.leakage)  # bad flags fail before generation
-        if args.endpoint and not args.endpoint_copy:
-            from factforge.claims.build import NEEDS_COPY
-
-            raise ClaimsError(NEEDS_COPY)
         status = generate(args)
         if status:
             return status

@@ -120,10 +120,12 @@ class Adjacency:
     def link(self, s: str, p: str, o: str) -> int | None:
         """The link s -p-> o's place in the out-link arrays (``src``, ``pred``, ``dst``), or None: no such
         link. Of the whole index only (a partial one does not fetch what it lacks here)."""
-        si, oi, pi = self.id(s), self.id(o), self.pindex.get(p)
+        return self._link(self.id(s), self.pindex.get(p), self.id(o))
+
+    def _link(self, si: int | None, pi: int | None, oi: int | None) -> int | None:
         if si is None or oi is None or pi is None:
             return None
-        lo, hi = self.out_run(si, pi)
+        lo, hi = Adjacency.out_run(self, si, pi)  # the run itself: a partial index checks its ends in link
         targets = self.dst[lo:hi]  # sorted by node id
         at = int(np.searchsorted(targets, targets.dtype.type(oi)))
         return lo + at if at < targets.size and int(targets[at]) == oi else None

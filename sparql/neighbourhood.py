@@ -91,6 +91,22 @@ class Neighbourhood(Adjacency):
             self._need_either(self.id(s), self.id(o))
         return super().has_link(s, p, o)
 
+    def link(self, s: str, p: str, o: str) -> int | None:
+        """As over the whole index when either end was fetched whole: an end that is not here at all
+        then has no link to the other (a claim's object outside its subject's links is no lookup)."""
+        si, oi, pi = Adjacency.id(self, s), Adjacency.id(self, o), self.pindex.get(p)
+        if pi != self.own_predicate and not (self._whole(s, si) or self._whole(o, oi)):
+            self.missing.add(s)
+        return self._link(si, pi, oi)
+
+    def _whole(self, entity: str, node: int | None) -> bool:
+        return bool(self.complete[node]) if node is not None else entity in self.absent
+
+    def out_run(self, node: int, pred: int) -> tuple[int, int]:
+        if pred != self.own_predicate:
+            self.need([node])
+        return super().out_run(node, pred)
+
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
         self._need_either(self.id(a), self.id(b))
         return super().links_between(a, b)
@@ -134,10 +150,7 @@ class NeighbourhoodReader:
         if fetched is not None:
             self._take(fetched)
         elif pid is not None:
-            for row in self.store.select("predicate_facts", predicate=iri(predicate)):
-                self.rows += 1
-                if not isinstance(row["o"], Literal):
-                    self.links.add((row["s"].value, pid, row["o"].value))
+            self.fetch_predicate(predicate)
         if degrees:
             self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
 
@@ -162,6 +175,16 @@ class NeighbourhoodReader:
                     self.links.add((row["s"].value, pid, row["o"].value))
             self.complete.update(batch)
         return len(todo)
+
+    def fetch_predicate(self, predicate: str) -> None:
+        """Every link of the predicate (``predicate_facts``, paged)."""
+        pid = self.pindex.get(predicate)
+        if pid is None:
+            return
+        for row in self.store.select("predicate_facts", predicate=iri(predicate)):
+            self.rows += 1
+            if not isinstance(row["o"], Literal):
+                self.links.add((row["s"].value, pid, row["o"].value))
 
     def fetch_degrees(self, entities) -> int:
         todo = sorted(set(entities) - set(self.degrees))
