@@ -9,10 +9,10 @@ A scenario reads:
   length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop);
-* two statistics of the whole KB, aggregated in the store: each predicate's distinct subjects
-  of links (``predicate_link_subjects``: nearness compares shared holders with chance), and at
-  leakage ``inverse``/``pair`` how many facts of the predicate each other predicate links back
-  (``reverse_link_counts``: observed inverses).
+* statistics aggregated in the store: the distinct subjects of the links of each predicate
+  nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
+  holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
+  predicate each other predicate links back (``reverse_link_counts``: observed inverses).
 
 ``Neighbourhood`` is an ``Adjacency`` over what was fetched so far. Entities are numbered in IRI
 order as in the whole index, and predicates are the whole KB's, so every choice that depends on
