@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -118,9 +119,12 @@ def one(url: str, args, seed: int, server_pid: int, *, copy: bool = False) -> di
     spec = ScenarioSpec(predicate=predicate, size=args.size, transparency=0.0, ambiguous="random_walk",
                         max_path_length=3, seed=seed)
     scenario = generate(store, spec)
-    return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
-            "server_cpu": cpu_seconds(server_pid) - server_cpu, "bytes": bytes_read() - read,
-            "rows": store.rows_read, "fetched": scenario.fetched, "predicate": predicate}
+    run = {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+           "server_cpu": cpu_seconds(server_pid) - server_cpu, "bytes": bytes_read() - read,
+           "rows": store.rows_read, "fetched": scenario.fetched, "predicate": predicate,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    print(f"seed {seed}: {run}", file=sys.stderr, flush=True)  # a long run's figures survive a stop
+    return run
 
 
 def main() -> None:
@@ -158,14 +162,14 @@ def main() -> None:
         runs = [one(url, args, seed, server_pid) for seed in range(1, 2 + args.runs)]
         print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end, {os.cpu_count()} cores\n")
         print("| KB, server | triples | predicate | run | wall s | client CPU s | server CPU s | rows | rows / triples "
-              "| MB read | rounds | entities fetched whole |")
-        print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| MB read | rounds | entities fetched whole | peak client MB |")
+        print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for i, run in enumerate(runs):
             print(f"| {args.kb.stem}, {'Virtuoso' if args.virtuoso else 'oxigraph serve'} | {triples:,} | "
                   f"{run['predicate'].rsplit('/', 1)[-1]} | {'cold' if i == 0 and cold else f'warm {i}'} | "
                   f"{run['seconds']:.1f} | {run['cpu']:.1f} | {run['server_cpu']:.1f} | {run['rows']:,} | "
                   f"{run['rows'] / triples:.3%} | {run['bytes'] / 1e6:.1f} | {run['fetched']['rounds']} | "
-                  f"{run['fetched']['entities']:,} |")
+                  f"{run['fetched']['entities']:,} | {run['peak_mb']:,.0f} |")
         warm = runs[1:]
         if warm:
             print(f"\nwarm p50: {statistics.median(w['seconds'] for w in warm):.1f} s wall, "

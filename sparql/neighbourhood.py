@@ -9,10 +9,10 @@ A scenario reads:
   length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop);
-* two statistics of the whole KB, aggregated in the store: each predicate's distinct subjects
-  of links (``predicate_link_subjects``: nearness compares shared holders with chance), and at
-  leakage ``inverse``/``pair`` how many facts of the predicate each other predicate links back
-  (``reverse_link_counts``: observed inverses).
+* statistics aggregated in the store: the distinct subjects of the links of each predicate
+  nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
+  holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
+  predicate each other predicate links back (``reverse_link_counts``: observed inverses).
 
 ``Neighbourhood`` is an ``Adjacency`` over what was fetched so far. Entities are numbered in IRI
 order as in the whole index, and predicates are the whole KB's, so every choice that depends on
@@ -32,7 +32,8 @@ from pyoxigraph import Literal, NamedNode
 
 from .adjacency import Adjacency
 from .cache import StatsCache
-from .profiles import BATCH, batched, content_predicates
+from .fetched_links import FetchedLinks
+from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
 from .terms import iri, is_schema_predicate
 
@@ -142,23 +143,24 @@ class NeighbourhoodReader:
         self.pindex = {p: i for i, p in enumerate(self.predicates)}
         self.predicate = predicate
         self.rows = 0  # rows of the neighbourhood queries (facts, links, degrees)
-        self.links: set[tuple[str, int, str]] = set()
+        self.links = FetchedLinks(len(self.predicates))
         self.complete: set[str] = set()
         self.degrees: dict[str, int] = {}
         self._reverse: dict[str, dict[str, int]] = {}
+        self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
         pid = self.pindex.get(predicate)
         if fetched is not None:
             self._take(fetched)
         elif pid is not None:
             self.fetch_predicate(predicate)
         if degrees:
-            self.fetch_degrees({e for s, _, o in self.links for e in (s, o)})
+            self.fetch_degrees(self.links.names)
 
     def _take(self, index: Neighbourhood) -> None:
         names, pids = index.entities, [self.pindex.get(p) for p in index.predicates]
         for s, p, o in zip(index.src.tolist(), index.pred.tolist(), index.dst.tolist()):
             if pids[p] is not None:
-                self.links.add((names[s], pids[p], names[o]))
+                self.links.add(names[s], pids[p], names[o])
         self.complete.update(names[i] for i in np.flatnonzero(index.complete).tolist())
         self.complete.update(index.absent)
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
@@ -172,7 +174,7 @@ class NeighbourhoodReader:
                 self.rows += 1
                 pid = self.pindex.get(row["p"].value)
                 if pid is not None:
-                    self.links.add((row["s"].value, pid, row["o"].value))
+                    self.links.add(row["s"].value, pid, row["o"].value)
             self.complete.update(batch)
         return len(todo)
 
@@ -184,7 +186,7 @@ class NeighbourhoodReader:
         for row in self.store.select("predicate_facts", predicate=iri(predicate)):
             self.rows += 1
             if not isinstance(row["o"], Literal):
-                self.links.add((row["s"].value, pid, row["o"].value))
+                self.links.add(row["s"].value, pid, row["o"].value)
 
     def fetch_degrees(self, entities) -> int:
         todo = sorted(set(entities) - set(self.degrees))
@@ -208,27 +210,66 @@ class NeighbourhoodReader:
                 for row in self.store.select("reverse_link_counts", predicate=iri(predicate))}
         return self._reverse[predicate]
 
-    def link_subjects(self) -> np.ndarray:
-        """By predicate: distinct subjects of its links (a whole-KB aggregate, cached by fingerprint)."""
-        counts = StatsCache(self.store).get_or_compute("predicate-link-subjects", lambda: {
-            row["q"].value: int(row["n"].value) for row in self.store.select("predicate_link_subjects")})
-        return np.array([counts.get(p, 0) for p in self.predicates], dtype=np.int64)
+    def link_subjects(self, predicates: np.ndarray) -> None:
+        """Distinct subjects of the links of these predicate ids, into ``self.subjects`` (-1: not
+        asked yet). Per predicate, when nearness first reads it, cached by fingerprint: the
+        whole-KB aggregate took minutes of server CPU at 10M triples, and a scenario reads a few
+        predicates' figures."""
+        cache = StatsCache(self.store)
+        todo = []
+        for q in np.unique(predicates).tolist():
+            if self.subjects[q] < 0:
+                found = cache.get(_subjects_key(self.predicates[q]))
+                if found is None:
+                    todo.append(q)
+                else:
+                    self.subjects[q] = found
+        for batch in batched(todo, BATCH):
+            counts = dict.fromkeys(batch, 0)
+            for row in self.store.select("predicate_link_subjects",
+                                         predicates=[NamedNode(self.predicates[q]) for q in batch]):
+                counts[self.pindex[row["q"].value]] = int(row["n"].value)
+            for q, n in counts.items():
+                cache.put(_subjects_key(self.predicates[q]), n)
+                self.subjects[q] = n
 
     # --- the index -------------------------------------------------------------------------------
     def index(self) -> Neighbourhood:
         """A fresh index over everything fetched so far."""
-        links = sorted(self.links)
-        entities = sorted({s for s, _, _ in links} | {o for _, _, o in links})
-        number = {e: i for i, e in enumerate(entities)}
-        src = np.array([number[s] for s, _, _ in links], dtype=np.int32)
-        pred = np.array([p for _, p, _ in links], dtype=np.int32)
-        dst = np.array([number[o] for _, _, o in links], dtype=np.int32)
-        order = np.lexsort((dst, pred, src))
-        complete = np.array([e in self.complete for e in entities], dtype=bool)
-        known = np.array([self.degrees.get(e, -1) for e in entities], dtype=np.int64)
-        index = Neighbourhood(entities, self.predicates, src[order], pred[order], dst[order], complete=complete,
-                              absent=frozenset(self.complete - set(number)), known_degree=known,
+        entities, src, pred, dst, place = self.links.arrays()
+        ids = self.links.ids
+        complete = np.zeros(len(entities), dtype=bool)
+        complete[place[[ids[e] for e in self.complete if e in ids]]] = True
+        known = np.full(len(entities), -1, dtype=np.int64)
+        for e, n in self.degrees.items():
+            if e in ids:
+                known[place[ids[e]]] = n
+        index = Neighbourhood(entities, self.predicates, src, pred, dst, complete=complete,
+                              absent=frozenset(e for e in self.complete if e not in ids), known_degree=known,
                               own_predicate=self.pindex.get(self.predicate, -1),
                               reverse_counter=self.reverse_counts)
-        index.__dict__["link_subjects"] = self.link_subjects()
+        index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
+
+
+def _subjects_key(predicate: str) -> str:
+    return f"predicate-link-subjects-{stable_key(predicate)}"
+
+
+class LinkSubjects:
+    """``Adjacency.link_subjects`` of the whole KB, each predicate's asked of the store when first
+    read (``NeighbourhoodReader.link_subjects``): indexed by a predicate id or an array of them."""
+
+    def __init__(self, reader: NeighbourhoodReader):
+        self.reader = reader
+
+    def __getitem__(self, key):
+        wanted = np.asarray(key, dtype=np.int64)
+        self.reader.link_subjects(wanted.ravel())
+        return self.reader.subjects[key]
+
+    def __len__(self) -> int:
+        return len(self.reader.predicates)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self[np.arange(len(self))], dtype=dtype)

@@ -179,13 +179,13 @@ def _endpoint_profile(store: Store, target: str, *, degree: bool) -> dict:
             found[f"{r['side'].value}_types"].append([r["type"].value, int(r["n"].value)])
         return found
 
-    row.update(cache.get_or_compute(f"predicate-types-{_key(target)}", types))
+    row.update(cache.get_or_compute(f"predicate-types-{stable_key(target)}", types))
     if degree:
         def degrees() -> list[int]:
             [r] = store.select("predicate_degree_sum", predicate=p, predicates=[iri(q) for q in content_predicates(store)])
             return [int(r["total"].value), int(r["entities"].value)]
 
-        row["degree"] = cache.get_or_compute(f"predicate-degree-{_key(target)}", degrees)
+        row["degree"] = cache.get_or_compute(f"predicate-degree-{stable_key(target)}", degrees)
     return _profile(target, row)
 
 
@@ -306,7 +306,8 @@ def predicate_facts(store: Store, predicate: str) -> list[tuple[str, str]]:
                   if not isinstance(r["o"], Literal))
 
 
-def _key(value: str) -> str:
+def stable_key(value: str) -> str:
+    """A short file-name-safe key for an IRI in cache keys."""
     import hashlib
 
     return hashlib.sha256(value.encode()).hexdigest()[:16]
