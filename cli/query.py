@@ -31,6 +31,9 @@ def cmd_query(args) -> int:
         except UnicodeDecodeError:
             raise CliError(f"--file: {args.file} is not UTF-8 text") from None
     store = reading_store(args)
-    body, _media = store.run_query(text, args.result_format)
-    sys.stdout.buffer.write(body if body.endswith(b"\n") else body + b"\n")
+    last = b""
+    for last in store.answer_file(text, args.result_format).chunks():
+        sys.stdout.buffer.write(last)
+    if not last.endswith(b"\n"):
+        sys.stdout.buffer.write(b"\n")
     return 0

@@ -153,12 +153,16 @@ def _scenario_body(scenario_id: str) -> dict:
     base = url_for("api.scenario", scenario_id=scenario_id)
     splits = ["test"] + (["train"] if manifest["counts"]["train"]["true"] + manifest["counts"]["train"]["false"] else [])
     links = {name: {split: f"{base}?format={name}&split={split}" for split in splits} for name in sorted(RENDERERS)}
-    return {"id": scenario_id, "status": "done", "manifest": manifest,
+    body = {"id": scenario_id, "status": "done", "manifest": manifest,
             "links": {"self": base, "answers": f"{base}/answers", "reference": f"{base}/reference",
                       "reference_removed": f"{base}/reference/removed",
                       "manifest": f"{base}/manifest", "data": links,
                       "claims": {"fever": f"{base}?format=fever", **{part: f"{base}/claims/{part}" for part in
                                                                     ("answers", "manifest", "reference")}}}}
+    if not state().scenarios.store.whole_index:
+        # the plain reference link answers 409 here: R in full is the whole KB read through this server
+        body["links"]["reference_whole"] = f"{base}/reference?whole=true"
+    return body
 
 
 @api.get("/scenarios")

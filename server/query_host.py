@@ -75,7 +75,7 @@ def evaluate(store: ox.Store, request: dict) -> tuple[bytes, str, int | None]:
         if isinstance(result, ox.QuerySolutions):
             variables = [v.value for v in result.variables]
             collected = [tuple(solution) for solution in rows(result)]
-            body = results.SELECT_WRITERS[result_format](variables, collected)
+            body = results.select_bytes(result_format, variables, collected)
             return body, RESULT_MEDIA[result_format], len(collected)
         triples = list(rows(result))
         return results.graph_bytes(triples, graph_format), GRAPH_MEDIA[graph_format][1], len(triples)

@@ -27,8 +27,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Iterable
 from multiprocessing.connection import Connection
 
+from factforge.sparql.answer_file import AnswerFile
 from factforge.sparql.embedded import EmbeddedStore
 from factforge.sparql.store import Store, StoreError
 
@@ -56,9 +58,16 @@ def query_form(text: str) -> str | None:
 
 @dataclass
 class Answer:
-    body: bytes
+    body: bytes | AnswerFile  # a file: an endpoint's answer, copied out in chunks
     media_type: str
     rows: int | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.body) if isinstance(self.body, bytes) else self.body.size
+
+    def chunks(self) -> Iterable[bytes]:
+        return [self.body] if isinstance(self.body, bytes) else self.body.chunks()
 
 
 class _Job:
@@ -228,10 +237,10 @@ class _ForwardHost(_Host):
         form = query_form(request["query"])
         name = request["graph_format"] if form in ("CONSTRUCT", "DESCRIBE") else request["result_format"]
         try:
-            body, media = self.runner.store.run_query(request["query"], name, row_cap=self.runner.row_cap)
+            answer = self.runner.store.answer_file(request["query"], name, row_cap=self.runner.row_cap)
         except StoreError as error:  # the endpoint store's errors say whose fault they are
             return QueryRefused(getattr(error, "client_status", 400), f"query: {error}")
-        return Answer(body, media)
+        return Answer(answer, answer.media_type, answer.rows)
 
 
 class _ProcessHost(_Host):

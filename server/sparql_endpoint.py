@@ -64,7 +64,9 @@ def sparql():
         answer = state().runner.run(text, result_format, graph_format)
     except QueryRefused as refused:
         raise ApiError(refused.status, refused.message, "query", refused.headers) from None
-    response = Response(answer.body, mimetype=answer.media_type)
+    size = answer.size
+    response = Response(answer.chunks(), mimetype=answer.media_type)
+    response.headers["Content-Length"] = str(size)
     response.headers["Vary"] = "Accept"
     if answer.rows is not None:
         response.headers["X-Result-Rows"] = str(answer.rows)

@@ -74,11 +74,11 @@ class SparqlFastPath:
         except QueryRefused as refused:
             environ[REFUSED] = refused
             return self.app(environ, start_response)
-        headers = [("Content-Type", self.content_type[name]), ("Content-Length", str(len(answer.body))),
+        headers = [("Content-Type", self.content_type[name]), ("Content-Length", str(answer.size)),
                    ("Vary", "Accept")]
         if answer.rows is not None:
             headers.append(("X-Result-Rows", str(answer.rows)))
         headers += self.cors
         self.hits += 1
         start_response("200 OK", headers)
-        return [answer.body]
+        return answer.chunks()

@@ -10,6 +10,7 @@ from typing import Iterator
 from pyoxigraph import NamedNode, Triple
 
 from . import templates
+from .answer_file import AnswerFile
 from .terms import Term
 
 Row = dict[str, Term]
@@ -67,6 +68,11 @@ class Store(ABC):
     @abstractmethod
     def run_query(self, query: str, result_format: str = "json") -> tuple[bytes, str]:
         """Run user-written query text read-only; return the serialized result and its media type."""
+
+    def answer_file(self, query: str, result_format: str = "json") -> AnswerFile:
+        """``run_query``'s answer as a file to copy out in chunks (an endpoint's is never held whole)."""
+        body, media = self.run_query(query, result_format)
+        return AnswerFile.of(body, media)
 
     @abstractmethod
     def fingerprint(self) -> str:

@@ -28,6 +28,7 @@ from . import endpoint_fingerprints
 from . import fingerprint as fp
 from . import results
 from .interface import Row, Store, StoreError
+from .answer_file import AnswerFile
 from .json_results_stream import JsonResults, MalformedAnswer
 from .messages import shown
 from .paging import SORTED_TOP, Cursor, Select, probe_count, probe_rows, query_form
@@ -307,7 +308,8 @@ class EndpointStore(Store):
         rows = max(rows, self.page_size + 1)
         if counted:
             self._check_probe_count(rows)
-        got = len(_bindings(self._json(probe_rows(rows))[0]))
+        with self._select_answer(probe_rows(rows)) as (_reply, answer):
+            got = sum(1 for _binding in answer.bindings())  # counted as they come: as large as the answer probed
         if self._cap is None and got < rows:
             self._cap = got
         self._whole_below = max(self._whole_below, rows)
@@ -372,37 +374,63 @@ class EndpointStore(Store):
         raise StoreError("not an ASK query")
 
     def construct_query(self, query: str) -> Iterator[ox.Triple]:
-        return iter(self._graph(query))
-
-    def _graph(self, query: str) -> list[ox.Triple]:
-        reply = self._post(query, GRAPHS)
-        rdf_format = ox.RdfFormat.N_TRIPLES if reply.media_type in (NTRIPLES.media_type, *NTRIPLES.aliases) \
-            else ox.RdfFormat.TURTLE
-        try:
-            triples = [ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(reply.body, format=rdf_format)]
-        except SyntaxError as error:
-            raise StoreError(f"endpoint {self.url} sent invalid {rdf_format.name}: {error}") from None
-        # a graph answer carries no cap header (Virtuoso cuts it silently): probe for a cap at its size
-        self._refuse_capped(reply, len(triples), "triples")
-        return triples
+        answer = self.answer_file(query, "ntriples")
+        # read back from the file as parsed, once the whole answer was shown complete
+        for quad in ox.parse(answer.file_from_start(), format=ox.RdfFormat.N_TRIPLES):
+            yield quad.triple
+        answer.close()
 
     def run_query(self, query: str, result_format: str = "json", *, row_cap: int | None = None) -> tuple[bytes, str]:
-        """The answer in ``result_format`` (written here, whatever the endpoint offers); ``row_cap``:
-        more rows or triples than this are refused, as the embedded /sparql does."""
+        answer = self.answer_file(query, result_format, row_cap=row_cap)
+        return answer.read(), answer.media_type
+
+    def answer_file(self, query: str, result_format: str = "json", *, row_cap: int | None = None) -> AnswerFile:
+        """The answer in ``result_format`` (written here, whatever the endpoint offers), written to a
+        file as it arrives and returned once it is shown whole; ``row_cap``: more rows or triples
+        than this are refused (as soon as they are read), as the embedded /sparql does."""
         form = query_form(query)
         if form in ("CONSTRUCT", "DESCRIBE"):
-            triples = self._graph(query)
-            _check_row_cap(len(triples), row_cap)
-            name = result_format if result_format in GRAPH_MEDIA else "turtle"
-            return results.graph_bytes(triples, name), GRAPH_MEDIA[name][1]
+            return self._graph_file(query, result_format if result_format in GRAPH_MEDIA else "turtle", row_cap)
         if result_format not in RESULT_MEDIA:
             raise StoreError(f"format: {result_format!r} is not one of {', '.join(RESULT_MEDIA)}")
         if form == "ASK":
-            return results.ask_bytes(self.ask_query(query), result_format), RESULT_MEDIA[result_format]
-        variables, bindings = self._select_once(query)
-        _check_row_cap(len(bindings), row_cap)
-        rows = [tuple(_term(b[v]) if v in b else None for v in variables) for b in bindings]
-        return results.SELECT_WRITERS[result_format](variables, rows), RESULT_MEDIA[result_format]
+            return AnswerFile.of(results.ask_bytes(self.ask_query(query), result_format), RESULT_MEDIA[result_format])
+        with AnswerFile("application/x-ndjson") as bindings:  # the rows as they came, until shown whole
+            with self._select_answer(query) as (reply, answer):
+                self._refuse_capped(reply, reply.row_cap or 0, "rows")  # Virtuoso marks a cut answer up front
+                count = 0
+                for binding in answer.bindings():
+                    count += 1
+                    _check_row_cap(count, row_cap)
+                    bindings.file.write(json.dumps(binding).encode("utf-8") + b"\n")
+            if not answer.has_results:
+                raise StoreError("not a SELECT query")
+            self.rows_read += count
+            self._refuse_capped(reply, count, "rows")
+        variables = answer.variables
+        rows = (tuple(_term(b[v]) if v in b else None for v in variables)
+                for b in map(json.loads, bindings.file_from_start()))
+        with AnswerFile(RESULT_MEDIA[result_format], rows=count) as written:
+            written.write_text(results.SELECT_CHUNKS[result_format](variables, rows))
+        bindings.close()
+        return written
+
+    def _graph_file(self, query: str, name: str, row_cap: int | None) -> AnswerFile:
+        rdf_format, media = GRAPH_MEDIA[name]
+        with AnswerFile(media) as written:
+            with self._http.opened(query, GRAPHS) as reply:
+                self._seen(reply)
+                source = ox.RdfFormat.N_TRIPLES if reply.media_type in (NTRIPLES.media_type, *NTRIPLES.aliases) \
+                    else ox.RdfFormat.TURTLE
+                triples = _Counted((quad.triple for quad in ox.parse(reply, format=source)), row_cap)
+                try:
+                    ox.serialize(triples, written.file, format=rdf_format)
+                except SyntaxError as error:
+                    raise StoreError(f"endpoint {self.url} sent invalid {source.name}: {error}") from None
+            # a graph answer carries no cap header (Virtuoso cuts it silently): probe for a cap at its size
+            self._refuse_capped(reply, triples.count, "triples")
+            written.rows = triples.count
+        return written
 
     # --- identity --------------------------------------------------------------------------------
     def triple_count(self) -> int:
@@ -467,6 +495,21 @@ def _check_graph(graph: str) -> None:
         absolute = False
     if not absolute:
         raise StoreError(f"--graph: {shown(graph)} is not an absolute IRI")
+
+
+class _Counted:
+    """Triples passed on and counted, refused past the row cap."""
+
+    def __init__(self, triples: Iterator[ox.Triple], row_cap: int | None):
+        self.triples = triples
+        self.row_cap = row_cap
+        self.count = 0
+
+    def __iter__(self) -> Iterator[ox.Triple]:
+        for triple in self.triples:
+            self.count += 1
+            _check_row_cap(self.count, self.row_cap)
+            yield triple
 
 
 def _check_row_cap(count: int, row_cap: int | None) -> None:

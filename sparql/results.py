@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 import pyoxigraph as ox
@@ -40,10 +41,15 @@ def _json_term(term) -> dict:
     return out
 
 
-def select_json(variables: list[str], rows: Iterable[Row]) -> bytes:
-    bindings = [{name: _json_term(term) for name, term in zip(variables, row) if term is not None} for row in rows]
-    return json.dumps({"head": {"vars": variables}, "results": {"bindings": bindings}},
-                      ensure_ascii=False).encode("utf-8")
+def json_chunks(variables: list[str], rows: Iterable[Row]) -> Iterator[str]:
+    """The text of ``json.dumps`` of the whole answer, a row at a time."""
+    yield '{"head": {"vars": ' + json.dumps(variables, ensure_ascii=False) + '}, "results": {"bindings": ['
+    separator = ""
+    for row in rows:
+        binding = {name: _json_term(term) for name, term in zip(variables, row) if term is not None}
+        yield separator + json.dumps(binding, ensure_ascii=False)
+        separator = ", "
+    yield "]}}"
 
 
 def _xml_term(term) -> str:
@@ -64,15 +70,12 @@ def _xml_term(term) -> str:
 _XML_HEAD = '<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">'
 
 
-def select_xml(variables: list[str], rows: Iterable[Row]) -> bytes:
-    parts = [_XML_HEAD, "<head>", *(f"<variable name={quoteattr(v)}/>" for v in variables), "</head><results>"]
+def xml_chunks(variables: list[str], rows: Iterable[Row]) -> Iterator[str]:
+    yield "".join([_XML_HEAD, "<head>", *(f"<variable name={quoteattr(v)}/>" for v in variables), "</head><results>"])
     for row in rows:
-        parts.append("<result>")
-        parts += [f"<binding name={quoteattr(name)}>{_xml_term(term)}</binding>"
-                  for name, term in zip(variables, row) if term is not None]
-        parts.append("</result>")
-    parts.append("</results></sparql>\n")
-    return "".join(parts).encode("utf-8")
+        yield "".join(["<result>", *(f"<binding name={quoteattr(name)}>{_xml_term(term)}</binding>"
+                                     for name, term in zip(variables, row) if term is not None), "</result>"])
+    yield "</results></sparql>\n"
 
 
 def _csv_term(term) -> str:
@@ -85,20 +88,21 @@ def _csv_term(term) -> str:
     return term.value
 
 
-def select_csv(variables: list[str], rows: Iterable[Row]) -> bytes:
+def csv_chunks(variables: list[str], rows: Iterable[Row]) -> Iterator[str]:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")  # the CSV results spec asks for CRLF
-    writer.writerow(variables)
-    for row in rows:
-        writer.writerow([_csv_term(term) for term in row])
-    return buffer.getvalue().encode("utf-8")
+    for line in itertools.chain([variables], ([_csv_term(term) for term in row] for row in rows)):
+        writer.writerow(line)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
 
 
-def select_tsv(variables: list[str], rows: Iterable[Row]) -> bytes:
+def tsv_chunks(variables: list[str], rows: Iterable[Row]) -> Iterator[str]:
     # TSV results write terms in Turtle/N-Triples syntax, which is what str() of a pyoxigraph term is.
-    lines = ["\t".join(f"?{v}" for v in variables)]
-    lines += ["\t".join("" if term is None else str(term) for term in row) for row in rows]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    yield "\t".join(f"?{v}" for v in variables) + "\n"
+    for row in rows:
+        yield "\t".join("" if term is None else str(term) for term in row) + "\n"
 
 
 def ask_bytes(value: bool, name: str) -> bytes:
@@ -111,7 +115,12 @@ def ask_bytes(value: bool, name: str) -> bytes:
     return f"?_askResult\n{'true' if value else 'false'}\n".encode()
 
 
-SELECT_WRITERS = {"json": select_json, "xml": select_xml, "csv": select_csv, "tsv": select_tsv}
+#: each SELECT format's text, a row at a time (an answer written as it is read)
+SELECT_CHUNKS = {"json": json_chunks, "xml": xml_chunks, "csv": csv_chunks, "tsv": tsv_chunks}
+
+
+def select_bytes(name: str, variables: list[str], rows: Iterable[Row]) -> bytes:
+    return "".join(SELECT_CHUNKS[name](variables, rows)).encode("utf-8")
 
 
 def graph_bytes(triples: Iterable[ox.Triple], name: str) -> bytes:

@@ -371,6 +371,56 @@ def test_generate_a_scenario_preview_counts_and_downloads(page, demo_http, tmp_p
     assert Path(info.value.path()).read_bytes() == direct.content
 
 
+def test_an_endpoint_servers_console_links_only_what_it_serves(browser, tmp_path, monkeypatch):
+    """`serve --endpoint` (the demo KB behind a real `oxigraph serve`): the scenario's downloads
+    hold no link that answers 409 (the plain reference link); the removed triples are offered, and
+    R in full only as the `?whole=true` link, saying it is the whole KB read through the server.
+    Every link of the list answers 200, and the removed triples download as the API sends them."""
+    from conftest import TEST_TOKEN, served_demo_kb
+
+    from factforge.server.app import create_app
+    from factforge.server.serve import BackgroundServer
+    from factforge.sparql.store import open_store
+
+    monkeypatch.setenv("FACTFORGE_CACHE", str(tmp_path / "cache"))
+    with served_demo_kb(tmp_path) as (_local, flags):
+        remote = open_store(endpoint=flags[1], fingerprint=flags[-1])
+        app = create_app(remote, {"SCENARIO_DIR": tmp_path / "scenarios", "RELEASES_DIR": tmp_path / "releases",
+                                  "TOKEN": TEST_TOKEN})
+        with BackgroundServer(app) as server:
+            context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, base_url=server.url)
+            page = context.new_page()
+            try:
+                open_scenario_tab(page)
+                choose_predicate(page, "capital", "dbo:capital")
+                page.fill("#f-size", "40")
+                page.click("#generate")
+                expect(page.locator("#scenario-preview tbody tr")).to_have_count(20, timeout=120_000)
+                api = requests.post(f"{server.url}/api/scenarios", json={"predicate": "dbo:capital", "size": 40},
+                                    timeout=120)
+                assert api.status_code == 201, api.text
+                links = api.json()["links"]
+                expect(page.locator("#scenario-id")).to_have_text(api.json()["id"])
+                downloads = page.locator("#scenario-downloads")
+                expect(downloads.locator("a[data-format='reference']")).to_have_count(0)
+                whole = downloads.locator("a[data-format='reference_whole']")
+                expect(whole).to_have_attribute("href", links["reference_whole"])
+                assert links["reference_whole"].endswith("/reference?whole=true")
+                expect(whole).to_contain_text("whole KB")
+                expect(whole).to_have_attribute("title", re.compile(r"whole KB.*whole=true.*removed triples"))
+                expect(downloads.locator("a[data-format='reference_removed']")).to_have_attribute(
+                    "href", links["reference_removed"])
+                assert requests.get(server.url + links["reference"], timeout=60).status_code == 409
+                for href in downloads.locator("a").evaluate_all("links => links.map((a) => a.getAttribute('href'))"):
+                    assert requests.get(server.url + href, timeout=300).status_code == 200, href
+                with page.expect_download() as info:
+                    downloads.locator("a[data-format='reference_removed']").click()
+                removed = requests.get(server.url + links["reference_removed"], timeout=60).content
+                assert removed and Path(info.value.path()).read_bytes() == removed
+            finally:
+                context.close()
+
+
 def test_the_knobs_follow_the_servers_constraints_table(page, demo_http, monkeypatch):
     """The knobs' bounds and defaults are generators/spec.py's CONSTRAINTS as /openapi.json states
     them: a bound changed in the table (here on the test's own server) shows in the console."""

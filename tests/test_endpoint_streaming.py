@@ -4,6 +4,7 @@ in runs spilled to disk comes in the order ``sorted()`` gives, reading a large a
 less memory than its body, and scenarios over DBpedia50 are the same bytes either way."""
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import subprocess
@@ -161,3 +162,90 @@ def test_a_scenario_is_the_same_bytes_streamed_or_read_whole(dbpedia_server, tmp
                         scenario.answers, scenario.removed, reference.getvalue()))
     assert outputs[0] == outputs[1]
     assert outputs[0][3].count(b"\n") > 1000 and outputs[0][2]
+
+
+ALL_FACTS = {"SELECT": ("SELECT ?s ?p ?o WHERE { ?s ?p ?o }", "tsv", "text/tab-separated-values"),
+             "CONSTRUCT": ("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", "ntriples", "application/n-triples")}
+
+
+class _Sink:
+    """A stdout whose bytes are counted and hashed, not kept."""
+
+    def __init__(self):
+        self.buffer = self
+        self.size = 0
+        self.digest = hashlib.sha256()
+
+    def write(self, data) -> int:
+        self.size += len(data)
+        self.digest.update(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _traced_peak(action):
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        action()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("form", ["SELECT", "CONSTRUCT"])
+def test_factforge_query_on_an_endpoint_holds_far_less_than_its_answer(form, synthetic_server, monkeypatch):
+    """`factforge query --endpoint` of every triple of a 120,000-triple KB: the answer (over 10 MB)
+    goes to stdout whole and in order, while the memory held at the peak is a small part of it (it
+    was read whole, then written whole: more than the answer)."""
+    from factforge.cli.main import main
+    from factforge.sparql.store import open_store
+
+    query, name, _media = ALL_FACTS[form]
+    whole = open_store(endpoint=synthetic_server.query_url).run_query(query, name)[0]
+    assert len(whole) > 10_000_000 and whole.count(b"\n") >= 120_000
+    sink = _Sink()
+    monkeypatch.setattr(sys, "stdout", sink)
+    command = ["query", "--endpoint", synthetic_server.query_url, "--format", name]
+    main(command + [query + " LIMIT 1"])  # the command's modules imported before memory is traced
+    sink.__init__()
+    peak = _traced_peak(lambda: main(command + [query]))
+    assert (sink.size, sink.digest.hexdigest()) == (len(whole), hashlib.sha256(whole).hexdigest())
+    assert peak < len(whole) / 4, (peak, len(whole))
+
+
+@pytest.mark.parametrize("form", ["SELECT", "CONSTRUCT"])
+def test_sparql_of_serve_endpoint_holds_far_less_than_its_answer(form, synthetic_server, tmp_path):
+    """/sparql of a server whose KB is the endpoint, read by a client as it comes: the same bytes as
+    the store's whole answer, its length and row count in the headers, and a peak of memory (server
+    and client in this process) far below the answer's size."""
+    from factforge.server.app import create_app
+    from factforge.sparql.store import open_store
+
+    query, name, media = ALL_FACTS[form]
+    store = open_store(endpoint=synthetic_server.query_url)
+    whole = store.run_query(query, name)[0]
+    app = create_app(store, {"SCENARIO_DIR": tmp_path / "scenarios", "RELEASES_DIR": tmp_path / "releases",
+                             "SPARQL_ROW_CAP": 200_000, "SPARQL_TIMEOUT": 300})
+    client = app.test_client()
+    client.get("/sparql", query_string={"query": query + " LIMIT 1"}, headers={"Accept": media})  # imports
+    got = {}
+
+    def read() -> None:
+        response = client.get("/sparql", query_string={"query": query}, headers={"Accept": media}, buffered=False)
+        got["status"], got["headers"] = response.status_code, dict(response.headers)
+        digest, size = hashlib.sha256(), 0
+        for chunk in response.response:
+            digest.update(chunk)
+            size += len(chunk)
+        response.close()
+        got["body"] = (size, digest.hexdigest())
+
+    peak = _traced_peak(read)
+    assert got["status"] == 200, got
+    assert got["body"] == (len(whole), hashlib.sha256(whole).hexdigest())
+    assert got["headers"]["Content-Length"] == str(len(whole))
+    assert int(got["headers"]["X-Result-Rows"]) == whole.count(b"\n") - (form == "SELECT")  # less TSV's head
+    assert peak < len(whole) / 4, (peak, len(whole))

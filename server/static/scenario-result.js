@@ -35,11 +35,24 @@ function showLinks(body) {
   }
   list.append(el("li", {}, el("span", { class: "fmt", text: "more" }),
     el("a", { href: body.links.answers, download: body.id + "-answers.json", "data-format": "answers", text: "answers" }),
-    el("a", { href: body.links.reference, download: body.id + "-reference.nt", "data-format": "reference", text: "reference" }),
-    // R is the KB less these; a server reading its KB from an endpoint sends R in full only when asked
+    referenceLink(body),
+    // R is the KB less these
     el("a", { href: body.links.reference_removed, download: body.id + "-reference.removed.nt",
-      "data-format": "reference_removed", text: "removed" }),
+      "data-format": "reference_removed", title: "the triples R lacks of the KB", text: "removed" }),
     el("a", { href: body.links.manifest, download: body.id + "-manifest.json", "data-format": "manifest", text: "manifest" })));
+}
+
+// A server reading its KB from an endpoint refuses the plain reference link (409): R in full is
+// the whole KB passed through it, so that link says so and asks for it explicitly.
+function referenceLink(body) {
+  if (!body.links.reference_whole) {
+    return el("a", { href: body.links.reference, download: body.id + "-reference.nt", "data-format": "reference",
+      text: "reference" });
+  }
+  return el("a", { href: body.links.reference_whole, download: body.id + "-reference.nt",
+    "data-format": "reference_whole", text: "reference (whole KB)",
+    title: "R in full: the whole KB less the removed triples, read from the endpoint through this server "
+      + "(?whole=true); to rebuild R from your own copy of the KB, take the removed triples instead" });
 }
 
 async function showPreview(testUrl) {
