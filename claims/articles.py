@@ -14,8 +14,18 @@ Format ``factforge-name-articles/1``::
      "weak_en": {"pl": ["nom", "acc", "dat", "gen"], ...},  optional: where an adjective in the name ends
                                      in -en after the article ("den Vereinigten Staaten"), else in -e
      "elided": "l'",                 optional: a singular's article before a vowel
+     "elisions": [["de", "d'"], ...],  optional: a template's word right before a name that begins with
+                                     a vowel, and the word elided ("de Anna" -> "d'Anna")
      "contractions": [["in", "dem", "im"], ...],  a preposition before the article and the two joined
-     "names": {"Schweiz": "f", "Vereinigte Staaten": "pl", ...}}
+     "names": {"Schweiz": "f", "Vereinigte Staaten": "pl", ...},
+     "patterns": [["^(Kingdom|Republic) of ", "sg"], ...]}  optional: a name none of "names" lists
+                                     takes the class of the first pattern it matches (a regular
+                                     expression, searched), for a kind of name (English "the Kingdom of
+                                     X") too open to list
+
+A vowel is a, e, i, o, u or one with an accent: an initial h or y is not, since the place names that
+begin with one (Hongrie, Honduras, Yémen) keep their article whole; "de Henri" reads old-fashioned
+but not wrong, "l'Hongrie" reads wrong.
 """
 from __future__ import annotations
 
@@ -30,7 +40,7 @@ from .errors import ClaimsError
 FORMAT = "factforge-name-articles/1"
 BARE = "bare"
 _ADJECTIVE = re.compile(r"^(\w+?)(es|er|en|e)$")  # a German adjective before the name's head noun
-_VOWEL = "aeiouyéèêàâîôûœæhAEIOUYÉÈÊÀÂÎÔÛŒÆH"
+_VOWEL = "aeiouéèêëàâîïôûùœæAEIOUÉÈÊËÀÂÎÏÔÛÙŒÆ"
 
 
 class ArticlesError(ClaimsError):
@@ -45,10 +55,19 @@ class Articles:
     contractions: tuple[tuple[str, str, str], ...] = ()
     weak_en: dict[str, frozenset] | None = None
     elided: str | None = None
+    elisions: tuple[tuple[str, str], ...] = ()
+    patterns: tuple[tuple[re.Pattern, str], ...] = ()
+
+    def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
+        """The class (gender or plural) of a name that takes an article, else None."""
+        kind = (extra or {}).get(name) or self.names.get(name)
+        if kind is None:
+            kind = next((found for pattern, found in self.patterns if pattern.search(name)), None)
+        return kind
 
     def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
         """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
-        kind = (extra or {}).get(name) or self.names.get(name)
+        kind = self.kind(name, extra)
         if kind is None or case == BARE:
             return None
         article = self.articles[kind][case]
@@ -62,11 +81,14 @@ class Articles:
         """German: adjectives before the head noun take the weak ending; a plural's head takes -n in
         the dative, a masculine or neuter one -s in the genitive (where it does not end in either)."""
         words = name.split(" ")
-        head = next((i for i, w in enumerate(words) if w[:1].islower()), len(words)) - 1  # before "von"
+        # the head noun: the last capitalised word before a lower-case one ("von"), a phrase's own
+        # adjectives ("größte Stadt") coming before it
+        first = next((i for i, w in enumerate(words) if w[:1].isupper()), 0)
+        head = next((i for i, w in enumerate(words) if i > first and w[:1].islower()), len(words)) - 1
         ending = "en" if case in self.weak_en.get(kind, ()) else "e"
         for i in range(head):
             match = _ADJECTIVE.match(words[i])
-            if match and words[i][:1].isupper():
+            if match and (words[i][:1].isupper() or i < first):
                 words[i] = match.group(1) + ending
         noun = words[head]
         if kind == "pl" and case == "dat" and noun[-1:] not in "ns":
@@ -76,14 +98,20 @@ class Articles:
         return " ".join(words)
 
 
-def join(text: str, slot: str, phrase: str, contractions) -> str:
+def join(text: str, slot: str, phrase: str, contractions, elisions=()) -> str:
     """``text`` with ``phrase`` in place of ``slot``, a preposition before it and the phrase's article
-    joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran")."""
+    joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran"), a word before a vowel elided
+    ("de Anna" -> "d'Anna")."""
     for preposition, article, joined in contractions:
         spaced = phrase.startswith(article + " ")
         if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
             rest = phrase[len(article) + spaced:]
             return text.replace(f"{preposition} {slot}", f"{joined} {rest}", 1)
+    if phrase[:1] in _VOWEL:
+        for word, elided in elisions:
+            at = text.find(f"{word} {slot}")
+            if at != -1 and (at == 0 or not text[at - 1].isalpha()):
+                return text[:at] + elided + phrase + text[at + len(word) + 1 + len(slot):]
     return text.replace(slot, phrase, 1)
 
 
@@ -108,6 +136,19 @@ def load(lang: str) -> Articles | None:
     if not isinstance(names, dict) or not all(isinstance(k, str) and v in articles for k, v in names.items()):
         raise ArticlesError(f"{name}: 'names' must map names to one of {', '.join(articles)}")
     weak = data.get("weak_en")
-    return Articles(lang, articles, names, tuple(tuple(c) for c in data.get("contractions", [])),
+    pairs = {}
+    for key, size in (("contractions", 3), ("elisions", 2), ("patterns", 2)):
+        found = data.get(key, [])
+        if not isinstance(found, list) or not all(
+                isinstance(c, list) and len(c) == size and all(isinstance(w, str) and w for w in c) for c in found):
+            raise ArticlesError(f"{name}: {key!r} must be a list of {size} strings each")
+        pairs[key] = tuple(tuple(c) for c in found)
+    try:
+        patterns = tuple((re.compile(pattern), kind) for pattern, kind in pairs["patterns"])
+    except re.error as error:
+        raise ArticlesError(f"{name}: 'patterns': {error}") from None
+    if any(kind not in articles for _, kind in patterns):
+        raise ArticlesError(f"{name}: 'patterns' must give each one of {', '.join(articles)}")
+    return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
-                    data.get("elided"))
+                    data.get("elided"), pairs["elisions"], patterns)

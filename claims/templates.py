@@ -32,13 +32,21 @@ negation use the same wording. A 2-hop claim is the second predicate's template 
 middle (a noun phrase of the first predicate) in place of ``{s}``, so it reads as the one-hop claims
 do; a phrase with an article gets no case or gender from the template, hence ``{g}`` (a possessive
 name needs none) in German and the contractions in French.
+
+A word that agrees with a name is written ``{s|liegt|liegen}`` (singular | plural) or, where gender
+shows too, ``{s|situé|située|situés}`` (masculine | feminine | plural): a name the article file
+(``articles``) gives the class ``pl`` takes the last form, ``f`` the feminine one, any other the first.
+``"heads": {"dbo:capital": "f", ...}`` (German) gives the gender of a path phrase's head noun, and
+``possessive["of"]`` the preposition after it: a subject that cannot take the -s genitive, a name that
+takes an article or ends in a sibilant, is then named after the head, "die Hauptstadt der Schweiz",
+"der Geburtsort von Hans"; a path without a head's gender ("path") keeps the possessive.
 """
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from importlib import resources
 
 from factforge.sparql.terms import iri
@@ -50,6 +58,7 @@ from .keyed import keyed_index
 FORMAT = "factforge-claim-templates/1"
 _SLOT = re.compile(r"\{(\w*)\}")
 _CASED = re.compile(r"\{([so]):(\w*)\}")  # a name's slot with the case it takes there
+_AGREE = re.compile(r"\{([so])\|([^{}]*)\}")  # a word's forms by the number (and gender) of a name
 CASES = ("nom", "acc", "dat", "gen")
 MARKS = (*CASES, BARE)
 
@@ -74,21 +83,17 @@ class Template:
     def object_of(self, negated: bool) -> str:
         return self.negated_object_case if negated else self.object_case
 
-    def fill(self, *, negated: bool, **slots: str) -> str:
-        return (self._negated_format if negated else self._format).format_map(slots)
-
-    # a form made once into a format string (its text's own braces doubled): filling is then one C call,
-    # not a regex pass or a join a slot
-    @cached_property
-    def _format(self) -> str:
-        return _format_string(self.text)
-
-    @cached_property
-    def _negated_format(self) -> str:
-        return _format_string(self.negated)
+    def fill(self, *, negated: bool, number: dict[str, str | None] | None = None, **slots: str) -> str:
+        """``number``: the article class of the name in each slot (``s``, ``o``) a word agrees with."""
+        number = number or {}
+        return _format_string(self.negated if negated else self.text, number.get("s"), number.get("o")).format_map(slots)
 
 
-def _format_string(form: str) -> str:
+# a form made once into a format string (its text's own braces doubled): filling is then one C call,
+# not a regex pass or a join a slot
+@lru_cache(maxsize=None)
+def _format_string(form: str, s_class: str | None = None, o_class: str | None = None) -> str:
+    form = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), s_class if m.group(1) == "s" else o_class), form)
     pieces = _SLOT.split(form)  # text, slot name, text, ...
     return "".join("{" + piece + "}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
                    for i, piece in enumerate(pieces))
@@ -107,14 +112,23 @@ class Language:
     paths: dict[str, dict[str, str]] = field(default_factory=dict)  # by predicate: phrase by case
     possessive: dict | None = None
     contractions: tuple[tuple[str, str, str], ...] = ()
+    heads: dict[str, str] = field(default_factory=dict)  # by predicate: the gender of its path's head noun
 
-    def middle(self, predicate: str, subject: str, label: str, case: str = "nom") -> tuple[str, bool]:
+    def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
+               owner: str | None = None) -> tuple[str, bool]:
         """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, in ``case`` where
-        the phrase has that form, generic?)."""
+        the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive."""
         forms = self.paths.get(predicate)
         phrase = forms.get(case, forms["nom"]) if forms else self.path
-        return _SLOT.sub(lambda m: {"s": subject, "g": self._possessive(subject), "p": label}[m.group(1)],
+        return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), "p": label}[m.group(1)],
                          phrase), forms is None
+
+    def head(self, predicate: str, case: str) -> tuple[str, str] | None:
+        """(the head noun of ``predicate``'s path phrase in ``case``, its gender), where the phrase is a
+        possessive before the head and the file gives its gender."""
+        forms, gender = self.paths.get(predicate), self.heads.get(predicate)
+        phrase = forms.get(case, forms["nom"]) if forms else ""
+        return (phrase[4:], gender) if gender and phrase.startswith("{g} ") else None
 
     def put_middle(self, text: str, slot: str, middle: str) -> str:
         """``text`` with ``middle`` in place of ``slot``, a preposition and the middle's article joined."""
@@ -137,6 +151,12 @@ class Language:
         index = slot % len(options) if slot is not None else \
             keyed_index(seed, f"template/{self.lang}", subject, predicate, len(options))
         return options[index], not own
+
+
+def _agreeing(forms: list[str], kind: str | None) -> str:
+    if kind == "pl":
+        return forms[-1]
+    return forms[1] if kind == "f" and len(forms) == 3 else forms[0]
 
 
 def available() -> list[str]:
@@ -163,8 +183,11 @@ def load(lang: str) -> Language:
             raise TemplateFileError(f"{name}: {key!r} must be a string")
     possessive = data.get("possessive")
     if possessive is not None and not (isinstance(possessive, dict) and all(
-            isinstance(possessive.get(k), str) for k in ("suffix", "after_sibilant", "sibilants"))):
-        raise TemplateFileError(f"{name}: 'possessive' needs strings suffix, after_sibilant and sibilants")
+            isinstance(possessive.get(k), str) for k in ("suffix", "after_sibilant", "sibilants", "of"))):
+        raise TemplateFileError(f"{name}: 'possessive' needs strings suffix, after_sibilant, sibilants and of")
+    heads = data.get("heads", {})
+    if not isinstance(heads, dict) or not all(isinstance(g, str) for g in heads.values()):
+        raise TemplateFileError(f"{name}: 'heads' must map predicates to the gender of their path's head noun")
     subject_slots = ({"s"}, {"g"}) if possessive else ({"s"},)
     if set(_SLOT.findall(data["path"])) not in [{"p", *s} for s in subject_slots]:
         raise TemplateFileError(f"{name}: 'path' must use {{p}} and {{s}}" + (" or {g}" if possessive else ""))
@@ -181,7 +204,8 @@ def load(lang: str) -> Language:
         raise TemplateFileError(f"{name}: 'contractions' must be a list of [preposition, article, joined]")
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
-                    tuple(tuple(c) for c in contractions))
+                    tuple(tuple(c) for c in contractions),
+                    {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()})
 
 
 def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Template, ...]:
@@ -198,6 +222,9 @@ def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Te
                 if case not in MARKS:
                     raise TemplateFileError(f"{name}: {entry['id']}: {form}: a case of {{{role}:...}} is one of "
                                             f"{', '.join(MARKS)}")
+            if any(len(words.split("|")) not in (2, 3) for _, words in _AGREE.findall(entry[form])):
+                raise TemplateFileError(f"{name}: {entry['id']}: {form}: a word that agrees with a name has 2 "
+                                        "forms (singular|plural) or 3 (masculine|feminine|plural)")
             forms[form], cases[form] = _CASED.sub(r"{\1}", entry[form]), marked
             used = set(_SLOT.findall(forms[form]))
             if used != set(slots):

@@ -19,6 +19,7 @@ from .templates import load
 
 _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the language's contractions
 _NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
+_OWNER = "\x03"  # where a path's subject goes in its middle, likewise
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     else:
         template, generic = language.choose(seed, fact.s, hop[0], slot)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
-        middle, generic_middle = language.middle(fact.p, subject, predicate_label(names, fact.p, lang),
-                                                 template.subject_case(negated))
+        middle, generic_middle = _middle(language, fact.p, subject, predicate_label(names, fact.p, lang),
+                                         template.subject_case(negated), lang, names)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = predicate_label(names, hop[0], lang)
@@ -78,21 +79,47 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
 
 
 def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None) -> str:
-    """The template filled, a name that takes an article given it in its slot's case (``articles``);
+    """The template filled, a name that takes an article given it in its slot's case (``articles``),
+    joined to the word before it, and the words that agree with a name in its number;
     ``subject``: the subject's case when the subject is a name (not a path's middle)."""
     said = articles.load(lang)
     if said is None:
         return template.fill(negated=negated, **slots)
     extra = names.articles.get(lang)
-    placed = {}
+    placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
-        phrase = said.phrase(slots[role], case, extra) if case else None
-        if phrase is not None:
-            placed[_NAMED[role]], slots = phrase, {**slots, role: _NAMED[role]}
-    text = template.fill(negated=negated, **slots)
+        if case:
+            number[role] = said.kind(slots[role], extra)
+            placed[_NAMED[role]] = said.phrase(slots[role], case, extra) or slots[role]
+            slots = {**slots, role: _NAMED[role]}
+    text = template.fill(negated=negated, number=number, **slots)
     for slot, phrase in placed.items():
-        text = articles.join(text, slot, phrase, said.contractions)
+        text = articles.join(text, slot, phrase, said.contractions, said.elisions)
     return text
+
+
+def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names):
+    """(a path's unnamed middle seen from ``subject``, generic?). A German subject that cannot take the
+    -s genitive (it takes an article or ends in a sibilant) is named after the head noun, which then
+    takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
+    takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna")."""
+    said = articles.load(lang)
+    if said is None:
+        return language.middle(predicate, subject, label, case)
+    extra = names.articles.get(lang)
+    kind = said.kind(subject, extra)
+    possessive = language.possessive
+    if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]):
+        head = language.head(predicate, case)
+        headed = said.phrase(head[0], case, {head[0]: head[1]}) if head else None
+        if headed is not None:
+            owner = said.phrase(subject, "gen", extra) if kind else f"{possessive['of']} {subject}"
+            return f"{headed} {owner}", False
+        if kind:  # no head to name it after: the genitive before the phrase ("der Schweiz Amtssprache")
+            return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))
+    phrase, generic = language.middle(predicate, _OWNER, label, case)
+    named = said.phrase(subject, "nom", extra) or subject
+    return articles.join(phrase, _OWNER, named, said.contractions, said.elisions), generic
 
 
 def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:

@@ -165,7 +165,7 @@ def real_names():
 @pytest.mark.parametrize("lang,key,slot,negated,text", [
     ("de", "us", 0, False, "Company wurde in den Vereinigten Staaten von Amerika gegründet."),
     ("de", "us", 0, True, "Company wurde nicht in den Vereinigten Staaten von Amerika gegründet."),
-    ("de", "us", 1, False, "Der Gründungsort von Company ist die Vereinigten Staaten von Amerika."),
+    ("de", "us", 1, False, "Der Gründungsort von Company sind die Vereinigten Staaten von Amerika."),
     ("de", "born", 0, False, "Ali Khamenei wurde im Iran geboren."),
     ("de", "country", 0, False, "Abadan, Iran liegt im Iran."),
     ("de", "country", 1, False, "Abadan, Iran gehört zum Land Iran."),  # an apposition takes none
