@@ -53,7 +53,7 @@ def _claim_options(parser, prefix: str) -> None:
     for name in CLAIM_CONSTRAINTS:
         knob_option(parser, name, table=CLAIM_CONSTRAINTS, flag=_flag(name, prefix))
     parser.add_argument("--labels", metavar="FILE", help="entity names: TSV of IRI, language, label and, for a name that "
-                        "takes an article (die Schweiz, le Canada), its class (m, f, n, pl)")
+                        "takes an article (die Schweiz, le Canada, the Netherlands), its class (m, f, n, pl; English sg, pl)")
     parser.add_argument("--plan-secret", metavar="FILE",
                         help="a file of secret bytes mixed into the plan key, so that whoever holds the KB cannot "
                              "replay the label plan (the same secret gives the same claims; docs/claims.md)")
