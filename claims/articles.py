@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from .errors import ClaimsError
@@ -60,14 +60,36 @@ class Articles:
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
+        return self._named(name, extra)[1]
+
+    def _listed(self, name: str, extra: dict[str, str] | None) -> str | None:
         kind = (extra or {}).get(name) or self.names.get(name)
         if kind is None:
             kind = next((found for pattern, found in self.patterns if pattern.search(name)), None)
         return kind
 
+    def _named(self, name: str, extra: dict[str, str] | None) -> tuple[str, str | None]:
+        """(the name without an article of its own, its class). A label may carry one: put last, as a
+        catalogue sorts ("Netherlands, The": always an article), or first ("The Netherlands", "Les
+        Pays-Bas": only where the rest takes one, so a title such as "The Beatles" stays whole)."""
+        kind = self._listed(name, extra)
+        if kind is not None:
+            return name, kind
+        rest, comma, last = name.rpartition(", ")
+        if comma and last.lower() in self._forms:
+            return rest, self._listed(rest, extra) or next(iter(self.articles))
+        first, space, rest = name.partition(" ")
+        if space and first.lower() in self._forms and (kind := self._listed(rest, extra)):
+            return rest, kind
+        return name, None
+
+    @cached_property
+    def _forms(self) -> frozenset:
+        return frozenset(form.lower() for forms in self.articles.values() for form in forms.values())
+
     def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
         """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
-        kind = self.kind(name, extra)
+        name, kind = self._named(name, extra)
         if kind is None or case == BARE:
             return None
         article = self.articles[kind][case]
