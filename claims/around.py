@@ -18,12 +18,9 @@ name it even where R has no first hop to it.
 """
 from __future__ import annotations
 
-from factforge.sparql.terms import PREFIXES
-
-from .contradictions import DISJOINT, DOMAIN, RANGE, SUBCLASS, ReferenceView
+from .contradictions import DISJOINT, DOMAIN, RANGE, RDF_TYPE, SUBCLASS, ReferenceView
 
 Triple = tuple[str, str, str]
-RDF_TYPE = PREFIXES["rdf"] + "type"
 
 
 def around_triples(final: ReferenceView, claims, spans: dict) -> set[Triple]:
