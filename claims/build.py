@@ -29,6 +29,7 @@ from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.store import Store
 
 from . import conjunction, multihop, temporal
+from .around import around_triples
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
@@ -74,11 +75,12 @@ def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: 
     scope = options.evidence_lines or ("full" if store.whole_index else "around")
     if scope not in SCOPES:
         raise ClaimsError(f"--evidence-lines: {scope!r} is none of {', '.join(SCOPES)}")
+    options = replace(options, evidence_lines=scope)
     if store.whole_index:
         made = _made(store, source, options, items, load_adjacency(store))
     else:
         made = _made_around(store, source, options, items)
-    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, *made, scope))
+    return write_staged(out_dir, lambda folder: _write(folder, store, source, options, *made))
 
 
 def _made_around(store: Store, source: ScenarioFiles, options: Options, items: list[Item]) -> tuple:
@@ -144,7 +146,9 @@ def _made(store: Store, source: ScenarioFiles, options: Options, items: list[Ite
     names = kb_names(store, entities | predicates, options.langs, options.user_labels, models)
     if options.require_labels:
         _require(names, entities, options.langs)
-    return made, claims, names, final, kept_back, schema, key, hop_candidates
+    # made here, not when written: through an endpoint, the middles it reads are then fetched like the rest
+    around = around_triples(final, claims, dated) if options.evidence_lines == "around" else None
+    return made, claims, names, final, kept_back, schema, key, hop_candidates, around
 
 
 FLIP = {SUPPORTS: REFUTES, REFUTES: SUPPORTS, NEI: NEI}
@@ -332,15 +336,14 @@ def _shared_answer(group: int, c: Claim, source_answers: dict) -> dict:
 
 
 def _write(folder: Path, store, source, options: Options, made, claims: list[Claim], names, final: ReferenceView,
-           kept_back, schema, key: bytes, hop_candidates: dict | None, scope: str) -> dict:
+           kept_back, schema, key: bytes, hop_candidates: dict | None, around: set | None) -> dict:
     reference = final.reference
+    scope = options.evidence_lines
     wanted = {t for c in claims for group in c.evidence for t in group}
-    if scope == "full":
+    if around is None:
         size, lines = write_dump(reference, folder / DUMP, wanted)
     else:
-        subjects = {c.base.item.fact.s for c in claims}
-        typed = subjects | {c.base.item.fact.o for c in claims}
-        size, lines = write_around(final, subjects, typed, wanted, folder / DUMP)
+        size, lines = write_around(around, folder / DUMP)
     missing = sorted(wanted - set(lines))
     if missing:
         raise InvariantError(f"evidence triple {missing[0]} is not a line of {DUMP}")
