@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from factforge.sparql import profiles
+from factforge.sparql.neighbourhood import Neighbourhood
 
 from ..facts import Fact
 from . import nearness
@@ -35,6 +36,8 @@ class NearnessMemo:
     _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
+    # nearness.near_objects by known object id (whole indexes only, see _whole_index)
+    _near_sets: dict[int, np.ndarray] = field(default_factory=dict)
 
     def next_to_known_object(self, fact: Fact) -> bool:
         """Is o' directly linked to, or a co-object of, an object the KB gives this subject for p?
@@ -88,13 +91,39 @@ class NearnessMemo:
         if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
             at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
             known = index.dst[at].astype(np.int64)
-        answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
-                                     self.granular_links, self.predicate_subjects, self.predicate_id)
+        if self._whole_index:
+            answer = self._near_known_objects(o[todo][group], known, group, todo.size)
+        else:
+            answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
+                                         self.granular_links, self.predicate_subjects, self.predicate_id)
         memo.update(zip(todo_codes.tolist(), answer.tolist()))
         near[todo] = answer
         # a pair asked twice in one call was decided once, at its first place
         near |= np.isin(codes, todo_codes[answer]) & (s >= 0) & (o >= 0)
         return near
+
+    def _near_known_objects(self, candidate: np.ndarray, known: np.ndarray, group: np.ndarray,
+                            n_groups: int) -> np.ndarray:
+        """``nearness.near_known`` by the sets of nodes near each known object (``near_objects``),
+        made once per known object: it is the same few objects for every window of a subject's
+        line, and a hub is the known object of many subjects."""
+        near = np.zeros(n_groups, dtype=bool)
+        sets = self._near_sets
+        for k in np.unique(known).tolist():
+            if k not in sets:
+                sets[k] = nearness.near_objects(self.kb.adjacency, k, self.granular, self.predicate_subjects,
+                                                self.predicate_id)
+            rows = np.flatnonzero(known == k)
+            near[group[rows[nearness.sorted_member(candidate[rows], sets[k])]]] = True
+        return near
+
+    @property
+    def _whole_index(self) -> bool:
+        """Is every node's every link in the index, so that ``near_objects`` can follow a known
+        object's holders? Not in an endpoint's ``Neighbourhood``, which fetches the nodes asked
+        about; nor where the in-link codes do not fit an int64 (``follow_many`` is then a search per row)."""
+        index = self.kb.adjacency
+        return not isinstance(index, Neighbourhood) and index.in_codes is not None
 
     def screened(self, fact: Fact) -> bool:
         if fact.p != self.kb.predicate:
