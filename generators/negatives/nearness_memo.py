@@ -84,8 +84,9 @@ class NearnessMemo:
                     near[i] = known
         if not todo:
             return near
-        todo_codes, first = np.unique(codes[todo], return_index=True)
-        todo = np.asarray(todo)[first]
+        asked = np.asarray(todo)
+        todo_codes, first = np.unique(codes[asked], return_index=True)
+        todo = asked[first]
         pid = index.pindex.get(self.kb.predicate)
         known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
         if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
@@ -97,9 +98,8 @@ class NearnessMemo:
             answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
                                          self.granular_links, self.predicate_subjects, self.predicate_id)
         memo.update(zip(todo_codes.tolist(), answer.tolist()))
-        near[todo] = answer
         # a pair asked twice in one call was decided once, at its first place
-        near |= np.isin(codes, todo_codes[answer]) & (s >= 0) & (o >= 0)
+        near[asked] = answer[np.searchsorted(todo_codes, codes[asked])]
         return near
 
     def _near_known_objects(self, candidate: np.ndarray, known: np.ndarray, group: np.ndarray,
