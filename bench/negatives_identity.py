@@ -72,20 +72,19 @@ def compare(before: Path, after: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    made = sub.add_parser("run")
-    made.add_argument("out", type=Path)
-    made.add_argument("--python", default=sys.executable, help="the interpreter of the checkout to run")
-    made.add_argument("--stores", type=Path, help="where the loaded stores are (default OUT/stores)")
-    made.add_argument("--synthetic-store", type=Path, help="a loaded store of the synthetic 1M KB")
-    both = sub.add_parser("compare")
-    both.add_argument("before", type=Path)
-    both.add_argument("after", type=Path)
+    parser.add_argument("command", choices=("run", "compare"))
+    parser.add_argument("folders", type=Path, nargs="+", help="run: OUT; compare: OUT_BEFORE OUT_AFTER")
+    parser.add_argument("--python", default=sys.executable, help="run: the interpreter of the checkout to run")
+    parser.add_argument("--stores", type=Path, help="run: where the loaded stores are (default OUT/stores)")
+    parser.add_argument("--synthetic-store", type=Path, help="run: a loaded store of the synthetic 1M KB")
     args = parser.parse_args()
+    if len(args.folders) != (1 if args.command == "run" else 2):
+        parser.error(f"{args.command}: give {'OUT' if args.command == 'run' else 'OUT_BEFORE OUT_AFTER'}")
     if args.command == "run":
+        args.out = args.folders[0]
         run(args)
     else:
-        sys.exit(compare(args.before, args.after))
+        sys.exit(compare(*args.folders))
 
 
 if __name__ == "__main__":
