@@ -12,6 +12,13 @@ are gathered from the CSR arrays for all rows in one go and looked up among the 
 ``in_codes``: the in-link view is sorted by (node, predicate, source), so one int64 code per link
 is a sorted array that answers "does node k have in-link (q, x)?" by binary search, and the
 in-links of k through q are one run of it (for ``together``).
+
+On a whole index (not an endpoint's ``Neighbourhood``, which holds only the nodes asked for),
+``near_objects`` answers the other way round: every node near one known object, found once from
+its links and two hops through its holders, as a sorted array. A subject's known objects are few
+and come back for subject after subject (a hub is the known object of thousands), while re-pairing
+asks about every object of a long line; a binary search per candidate in a set made once costs
+less than gathering the in-links of every (candidate, known) row again (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -159,6 +166,58 @@ def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarra
     if rest.size:
         near[group[rest[co_objects(index, candidate[rest], known[rest], granular, subjects, predicate)]]] = True
     return near
+
+
+def near_objects(index, known: int, granular: np.ndarray, subjects: np.ndarray,
+                 predicate: int | None = None) -> np.ndarray:
+    """Every node b, sorted, for which ``near_known`` says that b is near the node ``known``:
+    linked to it through a granular predicate either way, or its co-object (``co_objects``: held
+    with it by more holders x of one granular q than chance, and not ``held_apart`` by the
+    scenario's ``predicate``). The holders' other objects are two hops away (^q then q), and one
+    count per (b, q) is the holders both share; only a whole index has every holder's links."""
+    at = np.arange(index.out_ptr[known], index.out_ptr[known + 1])
+    inward = np.arange(index.in_ptr[known], index.in_ptr[known + 1])
+    linked = np.concatenate([index.dst[at[granular[index.pred[at]]]], index.in_src[inward[granular[index.in_pred[inward]]]]])
+    co, shared, pred = _held_with(index, known, inward[granular[index.in_pred[inward]]])
+    degree_known = np.bincount(index.in_pred[inward], minlength=len(index.predicates))
+    near = together(shared, degree_known[pred], _in_degree(index, co, pred), subjects[pred])
+    co = np.unique(co[near])
+    if predicate is not None and co.size:
+        co = co[~_held_apart_of(index, known, inward, co, predicate, subjects)]
+    return np.union1d(linked.astype(np.int64), co)
+
+
+def _held_with(index, known: int, holds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the in-links ``holds`` (positions in the in-link view) of ``known``: the other objects b
+    their holders give through the same predicate q, as distinct (b, q) with how many holders."""
+    holders, preds = index.in_src[holds].astype(np.int64), index.in_pred[holds].astype(np.int64)
+    lo, hi = index.follow_many(holders, preds + 1)
+    at, row = runs(lo, hi)
+    p = len(index.predicates)
+    keys, shared = np.unique(index.dst[at].astype(np.int64) * p + preds[row], return_counts=True)
+    return keys // p, shared, keys % p
+
+
+def _in_degree(index, nodes: np.ndarray, preds: np.ndarray) -> np.ndarray:
+    lo, hi = index.follow_many(nodes, -(preds + 1))
+    return hi - lo
+
+
+def _held_apart_of(index, known: int, inward: np.ndarray, co: np.ndarray, predicate: int,
+                   subjects: np.ndarray) -> np.ndarray:
+    """``held_apart`` of (known, b) for every b of ``co``, the holders both share through
+    ``predicate`` counted two hops away as in ``near_objects``."""
+    through = inward[index.in_pred[inward] == predicate]
+    steps = np.full(co.size, predicate, dtype=np.int64)
+    degree_known, degree_co = through.size, _in_degree(index, co, steps)
+    judged = degree_known * degree_co >= JUDGED * subjects[predicate]
+    others, shared, _ = _held_with(index, known, through)
+    common = np.zeros(co.size, dtype=np.int64)
+    if others.size:
+        at = np.minimum(np.searchsorted(others, co), others.size - 1)
+        hit = others[at] == co
+        common[hit] = shared[at[hit]]
+    return judged & ~together(common, degree_known, degree_co, subjects[predicate])
 
 
 def _shares_in_link(index, a: int, b: int, granular: np.ndarray, subjects: np.ndarray) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from factforge.sparql import profiles
+from factforge.sparql.neighbourhood import Neighbourhood
 
 from ..facts import Fact
 from . import nearness
@@ -35,6 +36,9 @@ class NearnessMemo:
     _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
+    # nearness.near_objects by known object id (whole indexes only, see _whole_index)
+    _near_sets: dict[int, np.ndarray] = field(default_factory=dict)
+    _last_subject: tuple[int, np.ndarray] = (-1, np.zeros(0, np.int64))  # see _near_by_subject
 
     def next_to_known_object(self, fact: Fact) -> bool:
         """Is o' directly linked to, or a co-object of, an object the KB gives this subject for p?
@@ -81,20 +85,53 @@ class NearnessMemo:
                     near[i] = known
         if not todo:
             return near
-        todo_codes, first = np.unique(codes[todo], return_index=True)
-        todo = np.asarray(todo)[first]
-        pid = index.pindex.get(self.kb.predicate)
-        known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
-        if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
-            at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
-            known = index.dst[at].astype(np.int64)
-        answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
-                                     self.granular_links, self.predicate_subjects, self.predicate_id)
+        asked = np.asarray(todo)
+        todo_codes, first = np.unique(codes[asked], return_index=True)
+        todo = asked[first]
+        if self._whole_index:
+            answer = self._near_by_subject(s[todo], o[todo])
+        else:
+            pid = index.pindex.get(self.kb.predicate)
+            known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
+            if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
+                at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
+                known = index.dst[at].astype(np.int64)
+            answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
+                                         self.granular_links, self.predicate_subjects, self.predicate_id)
         memo.update(zip(todo_codes.tolist(), answer.tolist()))
-        near[todo] = answer
         # a pair asked twice in one call was decided once, at its first place
-        near |= np.isin(codes, todo_codes[answer]) & (s >= 0) & (o >= 0)
+        near[asked] = answer[np.searchsorted(todo_codes, codes[asked])]
         return near
+
+    def _near_by_subject(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """``nearness.near_known`` of the facts p(s[i], o[i]) by the nodes near any known object of
+        each subject (``near_objects``, made once per known object: a hub is the known object of
+        many subjects). A subject's line is screened a window at a time, so the union for the last
+        subject is kept: one binary search per candidate, however many objects the subject has."""
+        near = np.zeros(s.size, dtype=bool)
+        for subject in np.unique(s).tolist():
+            rows = np.flatnonzero(s == subject)
+            near[rows] = nearness.sorted_member(o[rows], self._near_subject(subject))
+        return near
+
+    def _near_subject(self, subject: int) -> np.ndarray:
+        if self._last_subject[0] != subject:
+            index, sets, pid = self.kb.adjacency, self._near_sets, self.predicate_id
+            known = index.follow(subject, pid + 1) if pid is not None else []
+            for k in np.asarray(known).tolist():
+                if k not in sets:
+                    sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
+            near = np.unique(np.concatenate([sets[k] for k in np.asarray(known).tolist()] or [np.zeros(0, np.int64)]))
+            self._last_subject = (subject, near)
+        return self._last_subject[1]
+
+    @property
+    def _whole_index(self) -> bool:
+        """Is every node's every link in the index, so that ``near_objects`` can follow a known
+        object's holders? Not in an endpoint's ``Neighbourhood``, which fetches the nodes asked
+        about; nor where the in-link codes do not fit an int64 (``follow_many`` is then a search per row)."""
+        index = self.kb.adjacency
+        return not isinstance(index, Neighbourhood) and index.in_codes is not None
 
     def screened(self, fact: Fact) -> bool:
         if fact.p != self.kb.predicate:
