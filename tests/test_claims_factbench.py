@@ -154,9 +154,9 @@ def test_a_conjunction_companion_is_a_fact_between_two_entities_never_a_statemen
     for relation in ("award", "birth", "death", "spouse"):
         for folder in sorted(source.glob(f"**/{relation}")):
             shutil.copytree(folder, root / folder.relative_to(source))
-    # read from the models themselves, not through the project's loader
+    # read from the models of the store's KB (the whole split's true ones), not through the project's loader
     nodes, named, stated = set(), set(), set()
-    for path in sorted((root / "correct").glob("**/*.ttl")):
+    for path in sorted((source / "correct").glob("**/*.ttl")):
         for s, p, o, _ in parse(path=str(path), format=RdfFormat.TURTLE):
             nodes |= {s.value} if p.value == DBO + "from" else set()
             named |= {s.value} if p.value == RDFS_LABEL else set()
