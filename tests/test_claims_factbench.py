@@ -84,7 +84,7 @@ def test_every_kind_has_as_many_claims_of_each_label_within_each_predicate(train
     kind but one-hop has as many claims of each label, and the audit's kind check passes."""
     root = tmp_path / "train"
     source = need(FACTBENCH)
-    for relation in ("birthPlace", "deathPlace", "spouse", "foundationPlace"):
+    for relation in ("birth", "death", "spouse", "foundationPlace"):
         for folder in sorted(source.glob(f"**/{relation}")):
             shutil.copytree(folder, root / folder.relative_to(source))
     out = tmp_path / "claims"
