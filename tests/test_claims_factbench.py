@@ -8,12 +8,14 @@ import shutil
 from collections import Counter, defaultdict
 
 import pytest
+from pyoxigraph import NamedNode, RdfFormat, parse
 
 from conftest import FACTBENCH, need
 from test_claims_cli import factforge, read_claims
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 DBO = "http://dbpedia.org/ontology/"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,7 @@ def test_every_kind_has_as_many_claims_of_each_label_within_each_predicate(train
     kind but one-hop has as many claims of each label, and the audit's kind check passes."""
     root = tmp_path / "train"
     source = need(FACTBENCH)
-    for relation in ("birthPlace", "deathPlace", "spouse", "foundationPlace"):
+    for relation in ("birth", "death", "spouse", "foundationPlace"):
         for folder in sorted(source.glob(f"**/{relation}")):
             shutil.copytree(folder, root / folder.relative_to(source))
     out = tmp_path / "claims"
@@ -140,3 +142,35 @@ def test_multi_hop_says_why_factbench_makes_none(train_store, tmp_path):
     assert not any(row["with_path"] for row in rows.values())
     said = f"none of the {manifest['claims']['per_language']} plain claims has a 2-hop path in R"
     assert hop["none_made"].startswith(said) and f"  no multi-hop claims: {said}" in made.stdout
+
+
+def test_a_conjunction_companion_is_a_fact_between_two_entities_never_a_statement_node_link(train_store, tmp_path):
+    """FactBench links each subject to its models' statement nodes (``dbo:birth``, ``dbo:death``,
+    ``dbo:recievedAward`` ...): taken as companions, they were said as facts with the link's local
+    name for a template and the node's for a name ("... and the death of Andrew Johnson is Andrew
+    Johnson  1"). Every companion is a fact the models state between two labelled entities."""
+    root = tmp_path / "train"
+    source = need(FACTBENCH)
+    for relation in ("award", "birth", "death", "spouse"):
+        for folder in sorted(source.glob(f"**/{relation}")):
+            shutil.copytree(folder, root / folder.relative_to(source))
+    # read from the models of the store's KB (the whole split's true ones), not through the project's loader
+    nodes, named, stated = set(), set(), set()
+    for path in sorted((source / "correct").glob("**/*.ttl")):
+        for s, p, o, _ in parse(path=str(path), format=RdfFormat.TURTLE):
+            nodes |= {s.value} if p.value == DBO + "from" else set()
+            named |= {s.value} if p.value == RDFS_LABEL else set()
+            if isinstance(o, NamedNode) and p.value.startswith(DBO):
+                stated.add((s.value, p.value, o.value))
+    facts = {(p, o) for s, p, o in stated if s in nodes}  # a node states (subject, p, o)
+    out = tmp_path / "claims"
+    factforge("claims", root, "--store", train_store, "--lang", "en,fr", "--conjunction", "0.5", "--out", out)
+    claims, answers = read_claims(out)
+    joined = [(c, answers[str(c["id"])]["companion"]) for c in claims if answers[str(c["id"])]["kind"] == "conjunction"]
+    assert joined, "no conjunction was made: the test would prove nothing"
+    for claim, (s, q, x) in joined:
+        assert x in named and x not in nodes, (claim["claim"], q, x)
+        assert (q, x) in facts, (claim["claim"], q, x)
+        assert not re.search(r"\w  \d+\b", claim["claim"]), claim["claim"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert not manifest["audit"]["flagged"], manifest["audit"]["reasons"]
