@@ -8,7 +8,9 @@ A scenario reads:
   (``entity_link_degrees``, a VALUES batch of entities a query), and of the middle nodes of
   length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
-  facts (``entity_links``, a VALUES batch of entities a query, one round a hop);
+  facts (``entity_links``, a VALUES batch of entities a query, one round a hop), in answers of at
+  most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_degrees``), and
+  a hub's are read a predicate at a time, in slices (``sparql.link_slices``);
 * statistics aggregated in the store: the distinct subjects of the links of each predicate
   nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
   holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
@@ -33,9 +35,14 @@ from pyoxigraph import Literal, NamedNode
 from .adjacency import Adjacency
 from .cache import StatsCache
 from .fetched_links import FetchedLinks
+from .link_slices import plan
 from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
 from .terms import iri, is_schema_predicate
+
+# Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
+# answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
+ROW_CAP = 10_000
 
 
 @dataclass
@@ -146,6 +153,7 @@ class NeighbourhoodReader:
         self.links = FetchedLinks(len(self.predicates))
         self.complete: set[str] = set()
         self.degrees: dict[str, int] = {}
+        self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self._reverse: dict[str, dict[str, int]] = {}
         self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
         pid = self.pindex.get(predicate)
@@ -169,14 +177,36 @@ class NeighbourhoodReader:
     def fetch_links(self, entities) -> int:
         """Every link of these entities (those not fetched yet); how many entities were new."""
         todo = sorted(set(entities) - self.complete)
-        for batch in batched(todo, BATCH):
-            for row in self.store.select("entity_links", entities=[NamedNode(e) for e in batch]):
-                self.rows += 1
-                pid = self.pindex.get(row["p"].value)
-                if pid is not None:
-                    self.links.add(row["s"].value, pid, row["o"].value)
-            self.complete.update(batch)
+        self._count_links([e for e in todo if e not in self.sizes])
+        for query in plan(todo, self.sizes, ROW_CAP, BATCH):
+            if isinstance(query, list):
+                for row in self.store.select("entity_links", entities=[NamedNode(e) for e in query]):
+                    self.rows += 1
+                    pid = self.pindex.get(row["p"].value)
+                    if pid is not None:
+                        self.links.add(row["s"].value, pid, row["o"].value)
+            else:
+                self._fetch_slices(*query)
+        self.complete.update(todo)
         return len(todo)
+
+    def _fetch_slices(self, entity: str, side: str, predicate: str, links: int) -> None:
+        """One predicate's links of a hub in one direction, ``ROW_CAP`` a query, in a fixed order."""
+        pid = self.pindex.get(predicate)
+        if pid is None:
+            return  # a schema predicate: dropped from the links anyway
+        offset = 0
+        while True:
+            read = 0
+            for row in self.store.select(f"entity_{side}_links", entity=NamedNode(entity),
+                                         predicate=NamedNode(predicate), limit=ROW_CAP, offset=offset):
+                read += 1
+                other = row["x"].value
+                self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
+            self.rows += read
+            if read < ROW_CAP:  # the count may be outdated: the answers say where the links end
+                return
+            offset += ROW_CAP
 
     def fetch_predicate(self, predicate: str) -> None:
         """Every link of the predicate (``predicate_facts``, paged)."""
@@ -190,14 +220,19 @@ class NeighbourhoodReader:
 
     def fetch_degrees(self, entities) -> int:
         todo = sorted(set(entities) - set(self.degrees))
-        for batch in batched(todo, BATCH):
-            found = dict.fromkeys(batch, 0)
+        self._count_links([e for e in todo if e not in self.sizes])
+        for e in todo:
+            self.degrees[e] = sum(n for (_, q), n in self.sizes[e].items() if not is_schema_predicate(q))
+        return len(todo)
+
+    def _count_links(self, entities: list[str]) -> None:
+        """Each entity's links per direction and predicate, counted in the store, into ``sizes``."""
+        for batch in batched(entities, BATCH):
+            found: dict[str, dict[tuple[str, str], int]] = {e: {} for e in batch}
             for row in self.store.select("entity_link_degrees", entities=[NamedNode(e) for e in batch]):
                 self.rows += 1
-                if not is_schema_predicate(row["q"].value):
-                    found[row["e"].value] += int(row["n"].value)
-            self.degrees.update(found)
-        return len(todo)
+                found[row["e"].value][(row["side"].value, row["q"].value)] = int(row["n"].value)
+            self.sizes.update(found)
 
     def fetch(self, index: Neighbourhood) -> int:
         """What ``index`` found missing; how many entities were fetched."""

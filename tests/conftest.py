@@ -253,7 +253,7 @@ class SparqlProxy:
     at that many rows without saying so: a server that caps silently (``cap`` may be changed while it
     runs, as an administrator would). ``alter(query, body)`` rewrites the body of each answer (a
     server that answers wrongly). ``rows`` counts the rows it passed on (SELECT solutions and N-Triples
-    lines): what a command in another process read of the KB."""
+    lines): what a command in another process read of the KB; ``answers`` (query, rows) per answer."""
 
     def __init__(self, target: str, *, cap: int | None = None, alter=None):
         import http.server
@@ -265,6 +265,7 @@ class SparqlProxy:
         self.cap = cap
         self.queries: list[str] = []
         self.rows = 0
+        self.answers: list[tuple[str, int]] = []
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - the stdlib's name
@@ -282,7 +283,9 @@ class SparqlProxy:
                 if alter is not None and status == 200:
                     data = alter(proxy.queries[-1], data)
                 if status == 200:
-                    proxy.rows += _rows(data, media, json)
+                    rows = _rows(data, media, json)
+                    proxy.rows += rows
+                    proxy.answers.append((proxy.queries[-1], rows))
                 self.send_response(status)
                 self.send_header("Content-Type", media)
                 self.send_header("Content-Length", str(len(data)))

@@ -46,6 +46,11 @@ def params_for(template, store):
             values[name] = profiles.degree_predicates(store)[:40]
         elif name in ("entities", "subjects"):
             values[name] = ENTITIES
+        elif name == "entity":  # one with links of BIRTH_PLACE in the template's direction
+            values[name] = iri("dbr:London" if template.name == "entity_in_links" else "dbr:Adam_Buxton")
+        elif name in ("limit", "offset"):
+            # London has more in-links: a slice past the first; Adam Buxton one birthplace
+            values[name] = 5 if name == "limit" or template.name == "entity_in_links" else 0
         elif name == "facts":
             values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
                             (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]

@@ -1,0 +1,35 @@
+"""How a neighbourhood reader splits the links it fetches into answers of a bounded size.
+
+One VALUES batch of entities a query read every link of each: a batch holding a hub (a country
+with hundreds of thousands of in-links at 10M triples) answered more rows than Virtuoso gives (it
+cuts at 2^20 without saying so), and made the endpoint sort them all for every page. Knowing each
+entity's links per predicate and direction (``entity_link_degrees``, counted in the store), the
+entities are packed into batches whose links add up to at most the cap; an entity with more links
+than that is read a predicate and a direction at a time (``entity_in_links``, ``entity_out_links``),
+a predicate with more in slices of the cap, in a fixed order.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+Sizes = dict[tuple[str, str], int]  # (direction "in" or "out", predicate IRI) -> distinct links
+
+
+def plan(entities: list[str], sizes: dict[str, Sizes], cap: int, batch: int) -> Iterator[list[str] | tuple]:
+    """The queries that read every link of ``entities``, in their order: a list of entities for one
+    ``entity_links`` batch (at most ``batch`` of them, at most ``cap`` links in all), or
+    (entity, direction, predicate, links) for one predicate's links of a hub."""
+    group: list[str] = []
+    total = 0
+    for entity in entities:
+        links = sum(sizes[entity].values())
+        if links > cap:
+            yield from ((entity, side, predicate, n) for (side, predicate), n in sorted(sizes[entity].items()))
+            continue
+        if group and (total + links > cap or len(group) >= batch):
+            yield group
+            group, total = [], 0
+        group.append(entity)
+        total += links
+    if group:
+        yield group
