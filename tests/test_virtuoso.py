@@ -246,15 +246,26 @@ def test_a_silent_cap_is_found_by_the_probe(virtuoso, dbpedia_store):
 def test_an_anytime_partial_answer_is_an_error(virtuoso):
     """Virtuoso's "anytime" queries answer 200 with what they found by their time limit (here the
     protocol's timeout parameter, 1 ms, on a join of 80k by 80k triples) and X-SQL-State: an error."""
-    from factforge.sparql.protocol import IncompleteAnswer, SparqlHttp
+    from factforge.sparql.protocol import EndpointHTTPError, IncompleteAnswer, SparqlHttp
 
     class WithTimeout(SparqlHttp):
         def fields(self, query):
             return super().fields(query) + [("timeout", "1")]
 
     join = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d }"
-    raw = requests.post(virtuoso.url, data={"query": join, "default-graph-uri": DATA_GRAPH, "timeout": "1"},
-                        headers={"Accept": "application/sparql-results+json"}, timeout=300)
-    assert raw.status_code == 200 and "X-SQL-State" in raw.headers, raw.headers
+    client = WithTimeout(virtuoso.url, graphs=(DATA_GRAPH,))
+    # On a loaded machine Virtuoso can hit the 1 ms limit before it has any row and then answers 500,
+    # not a partial 200; our client must refuse that too, and the partial path is tried again.
+    for _ in range(5):
+        raw = requests.post(virtuoso.url, data={"query": join, "default-graph-uri": DATA_GRAPH, "timeout": "1"},
+                            headers={"Accept": "application/sparql-results+json"}, timeout=300)
+        if raw.status_code == 200:
+            break
+        assert raw.status_code == 500, (raw.status_code, raw.text[:300])
+        with pytest.raises((EndpointHTTPError, IncompleteAnswer)):
+            client.post(join, "application/sparql-results+json")
+    else:
+        pytest.skip(f"Virtuoso timed out before any row in 5 tries: {raw.text[:200]}")
+    assert "X-SQL-State" in raw.headers, raw.headers
     with pytest.raises(IncompleteAnswer, match="partial answer"):
-        WithTimeout(virtuoso.url, graphs=(DATA_GRAPH,)).post(join, "application/sparql-results+json")
+        client.post(join, "application/sparql-results+json")
