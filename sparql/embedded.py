@@ -104,9 +104,12 @@ class EmbeddedStore(Store):
         gc.collect()
         self._release_lock()
 
-    def __del__(self):
-        if getattr(self, "_lock", None) is not None:
-            self._release_lock()
+    def __del__(self, _close=os.close):
+        # At interpreter exit the os module may already be torn down: close through the bound function.
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            self._lock = None
+            _close(lock)
 
     def reopen(self) -> None:
         self.close()

@@ -275,3 +275,17 @@ def test_reading_commands_use_the_store_cache_when_read_only(tmp_path, small_kb)
     assert not cache.exists() or not any(cache.rglob("*"))
     factforge("profile", "--store", store)
     assert any(p.is_file() for p in cache.rglob("*")), "a read-only reader still fills the store's own cache"
+
+
+def test_a_store_alive_at_interpreter_exit_releases_its_lock_quietly(tmp_path):
+    """A store kept alive until the interpreter tears its modules down (a cached fixture, a global)
+    is collected after ``os`` lost its functions: closing its lock must not print a traceback."""
+    script = ("import os, sys\n"
+              "from factforge.sparql.embedded import EmbeddedStore\n"
+              "store = EmbeddedStore(sys.argv[1])\n"
+              "store.db\n"
+              "os.zz_store = store  # cleared after os.close at exit\n")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "store")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and (tmp_path / "store" / "access.lock").exists(), result.stderr
+    assert "Exception ignored" not in result.stderr, result.stderr
