@@ -211,9 +211,9 @@ def paired(pairs=150, seed=0, same_label=False):
 
 def test_matched_pairs_of_one_subject_give_chance_not_below(tmp_path):
     """Folds that split a subject's two claims teach the model the subject with its partner's label
-    (right for two NOT ENOUGH INFO claims, wrong for a SUPPORTS and a REFUTES one): stratified folds gave
-    the entity-only baseline 0.41-0.45 against a majority of 0.33 (flagged at seed 1) on claims whose
-    entities say nothing. Folds grouped by subject (as the scenario audit's) give chance."""
+    (right for two NOT ENOUGH INFO claims, wrong for a SUPPORTS and a REFUTES one): stratified folds lift
+    the entity-only baseline over the majority class on claims whose entities say nothing. Folds grouped
+    by subject (as the scenario audit's) give chance."""
     for seed in range(3):
         rows, answers = paired(seed=seed)
         path = write_jsonl(tmp_path / f"pairs{seed}.jsonl", rows)
