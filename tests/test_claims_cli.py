@@ -320,3 +320,11 @@ def test_multi_hop_claims_on_dbpedia50_where_r_refutes_none_and_why_none_where_a
     assert hop["candidates"]["http://dbpedia.org/ontology/birthPlace"]["SUPPORTS"]["with_path"] > 0
     assert "no claim of REFUTES in http://dbpedia.org/ontology/birthPlace" in hop["none_made"]
     assert "  no multi-hop claims: " in made.stdout
+
+
+def test_evidence_lines_help_says_what_around_holds():
+    """The help said only "R around the claims' subjects": the dump holds more (claims/around.py)."""
+    help_text = " ".join(factforge("claims", "--help").stdout.split())
+    around = help_text[help_text.index("--evidence-lines"):]
+    for part in ("subjects", "said objects", "multi-hop", "dates", "rdf:type"):
+        assert part in around, part
