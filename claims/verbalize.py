@@ -20,6 +20,7 @@ from .templates import load
 _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the language's contractions
 _NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
 _OWNER = "\x03"  # where a path's subject goes in its middle, likewise
+_STOPS = ".?!…"
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     capital = text[:1].upper() + text[1:] if text[:1].islower() and lang != "zh" else text
     # inside a conjunction, a template's own first word is lower-cased ("..., and the capital of"); a name is kept
     inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
-    return Said(capital + language.end, inner, template_id, generic,
+    return Said(closed(capital, language.end), inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
 
 
@@ -146,8 +147,14 @@ def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:
 
 def conjoin(first: Said, second: Said, lang: str) -> str:
     language = load(lang)
-    text = language.conjunction.format(first=first.text[: len(first.text) - len(language.end)], second=second.body)
-    return text + language.end
+    opening = first.text[:1] + first.body[1:]  # the first sentence as said, without the end it was given
+    return closed(language.conjunction.format(first=opening, second=second.body), language.end)
+
+
+def closed(text: str, end: str) -> str:
+    """``text`` with the sentence's end, unless a name that ends it brings its own stop ("Inc.",
+    "Yahoo!", a title ending in "?"): a second one reads as a typo."""
+    return text if end == "." and text[-1:] in _STOPS else text + end
 
 
 def fallback_names(said: Said) -> list[str]:
