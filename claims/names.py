@@ -140,10 +140,15 @@ def _article_class(path, number: int, lang: str, cell: str) -> str:
 
 def predicate_label(names: Names, predicate: str, lang: str) -> str:
     """What the generic template calls a predicate: its label, else its local name in words."""
+    return predicate_name(names, predicate, lang)[0]
+
+
+def predicate_name(names: Names, predicate: str, lang: str) -> tuple[str, bool]:
+    """(``predicate_label``, whether it was made from the local name)."""
     name, source = names.name(predicate, lang)
     if source != LOCAL:
-        return name
-    return _words(name)
+        return name, False
+    return _words(name), True
 
 
 @lru_cache(maxsize=1024)

@@ -19,10 +19,19 @@ Format ``factforge-claim-templates/1``::
                                        with the article becomes one word ("de le lieu" -> "du lieu")
      "predicates": {"dbo:birthPlace": [{"id": "birthPlace.1", "text": "{s} was born in {o}",
                                         "negated": "{s} was not born in {o}"}, ...]},
-     "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}]}
+     "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}],
+     "generic_kinds": {"relation": [{"id": "generic.relation.1", "text": "{s} is {p} {o}", ...}]},
+                                       optional: the generic templates of a kind of label other than
+                                       a noun ("known for": "X is known for Y", not "the known for of X")
+     "label_kinds": [["relation", "^(?:is )?(?P<p>.+ (?:of|in|for|by))$"], ...],  optional: the kind of
+                                       a predicate's label, the first regular expression that matches
+                                       it (case aside), its group p what {p} says; else "noun" ("generic")
+     "local_kind": "quoted"}           optional: the kind of a label made from the IRI's local name (in
+                                       English words: named, not conjugated, in another language)
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
-predicate's label in the language. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
+predicate's label in the language (else its local name in words). The kind of the label, and so the
+generic templates, depend on the predicate alone, so a true and a false claim share them. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
 subject takes there ("von {s:dat}"; unmarked: nominative), ``{o:dat}`` the object's: a name that takes
 an article gets it in that case ("in {o:dat}": "in der Schweiz"; ``articles``; ``{o:bare}``, as in an
 apposition "zum Land {o:bare}", keeps the name without it); a name without one does not change, but a path's
@@ -60,6 +69,7 @@ _SLOT = re.compile(r"\{(\w*)\}")
 _CASED = re.compile(r"\{([so]):(\w*)\}")  # a name's slot with the case it takes there
 _AGREE = re.compile(r"\{([so])\|([^{}]*)\}")  # a word's forms by the number (and gender) of a name
 CASES = ("nom", "acc", "dat", "gen")
+NOUN = "noun"  # the kind of label the plain generic templates say ("the {p} of {s}")
 MARKS = (*CASES, BARE)
 
 
@@ -113,6 +123,20 @@ class Language:
     possessive: dict | None = None
     contractions: tuple[tuple[str, str, str], ...] = ()
     heads: dict[str, str] = field(default_factory=dict)  # by predicate: the gender of its path's head noun
+    generic_kinds: dict[str, tuple[Template, ...]] = field(default_factory=dict)
+    label_kinds: tuple[tuple[str, re.Pattern], ...] = ()
+    local_kind: str | None = None
+
+    def label_kind(self, label: str, local: bool) -> tuple[str, str]:
+        """(the kind of a predicate's label, what a generic template says of it): ``local``, a label made
+        from the IRI's local name."""
+        if local and self.local_kind:
+            return self.local_kind, label
+        for kind, pattern in self.label_kinds:
+            found = pattern.search(label)
+            if found:
+                return kind, found.group("p") if "p" in pattern.groupindex else label
+        return NOUN, label
 
     def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
                owner: str | None = None) -> tuple[str, bool]:
@@ -143,11 +167,13 @@ class Language:
         sibilant = name[-1:] in self.possessive["sibilants"]
         return name + self.possessive["after_sibilant" if sibilant else "suffix"]
 
-    def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None) -> tuple[Template, bool]:
+    def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None,
+               kind: str = "noun") -> tuple[Template, bool]:
         """(template, generic?): chosen by (subject, predicate) only, so a true claim and a false one
-        about the same subject and predicate are worded alike: the ``slot`` dealt to it, else a hash."""
+        about the same subject and predicate are worded alike: the ``slot`` dealt to it, else a hash.
+        ``kind``: of the predicate's label (``label_kind``), for a predicate without templates."""
         own = self.predicates.get(predicate)
-        options = own or self.generic
+        options = own or self.generic_kinds.get(kind, self.generic)
         index = slot % len(options) if slot is not None else \
             keyed_index(seed, f"template/{self.lang}", subject, predicate, len(options))
         return options[index], not own
@@ -202,10 +228,30 @@ def load(lang: str) -> Language:
     if not isinstance(contractions, list) or not all(
             isinstance(c, list) and len(c) == 3 and all(isinstance(w, str) and w for w in c) for c in contractions):
         raise TemplateFileError(f"{name}: 'contractions' must be a list of [preposition, article, joined]")
+    kinds = data.get("generic_kinds", {})
+    if not isinstance(kinds, dict):
+        raise TemplateFileError(f"{name}: 'generic_kinds' must map kinds of label to templates")
+    kinds = {kind: _templates(name, f"generic_kinds: {kind}", entries, ("s", "o", "p")) for kind, entries in kinds.items()}
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
-                    {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()})
+                    {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
+                    kinds, *_label_kinds(name, data, {NOUN, *kinds}))
+
+
+def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:
+    rules, local = data.get("label_kinds", []), data.get("local_kind")
+    if not isinstance(rules, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) for x in r) for r in rules):
+        raise TemplateFileError(f"{name}: 'label_kinds' must be a list of [kind, regular expression]")
+    unknown = sorted({kind for kind, _ in rules} - kinds | ({local} - kinds if local is not None else set()))
+    if unknown:
+        raise TemplateFileError(f"{name}: label kinds {unknown} have no generic_kinds entry")
+    try:
+        compiled = tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in rules)
+    except re.error as error:
+        raise TemplateFileError(f"{name}: 'label_kinds': {error}") from None
+    return compiled, local
 
 
 def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Template, ...]:

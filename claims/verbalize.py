@@ -13,7 +13,7 @@ from factforge.generators.facts import Fact
 from . import articles
 from .dates import GRANULARITIES, coarsest, say_date
 from .keyed import keyed_index, keyed_rank
-from .names import LOCAL, Names, predicate_label
+from .names import LOCAL, Names, predicate_label, predicate_name
 from .templates import load
 
 
@@ -48,21 +48,23 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     language = load(lang)
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
     if hop is None:
-        template, generic = language.choose(seed, fact.s, fact.p, slot)
+        kind, label = language.label_kind(*predicate_name(names, fact.p, lang))
+        template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         slots = {"s": subject, "o": obj}
         if generic:
-            slots["p"] = predicate_label(names, fact.p, lang)
+            slots["p"] = label
         text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated))
         template_id = f"{lang}:{template.id}"
     else:
-        template, generic = language.choose(seed, fact.s, hop[0], slot)
+        kind, label = language.label_kind(*predicate_name(names, hop[0], lang))
+        template, generic = language.choose(seed, fact.s, hop[0], slot, kind)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         middle, generic_middle = _middle(language, fact.p, subject, predicate_label(names, fact.p, lang),
                                          template.subject_case(negated), lang, names)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
-            slots["p"] = predicate_label(names, hop[0], lang)
+            slots["p"] = label
         text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
         template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
         generic = generic or generic_middle

@@ -73,7 +73,8 @@ def ontology_labels(*local: str) -> Names:
 
 @pytest.fixture(scope="module")
 def ontology():
-    names = ontology_labels("knownFor", "isPartOf", "owningCompany", "locatedInArea", "influencedBy")
+    names = ontology_labels("knownFor", "closeTo", "owningCompany", "locatedInArea", "influencedBy",
+                            "isPartOfMilitaryConflict")
     for lang in ("en", "de", "fr", "zh"):
         names.main[("http://ex/a", lang)] = ("Ann", "kb")
         names.main[("http://ex/b", lang)] = ("Bea", "kb")
@@ -88,18 +89,21 @@ def generic(names, predicate, lang, slot=0, negated=False, **label):
     # a relation phrase (a participle or noun with its preposition): "X is <label> Y"
     ("knownFor", "en", False, {"Ann is known for Bea."}),
     ("knownFor", "en", True, {"Ann is not known for Bea."}),
-    ("isPartOf", "en", False, {"Ann is part of Bea."}),  # the label's own "is" is not said twice
+    ("closeTo", "en", False, {"Ann is close to Bea."}),  # the label's own "is" is not said twice
     ("locatedInArea", "en", False, {"Ann is located in area Bea."}),
     ("influencedBy", "en", True, {"Ann is not influenced by Bea."}),
     ("knownFor", "de", False, {"Ann ist bekannt für Bea."}),
-    ("isPartOf", "de", False, {"Ann ist ein Teil von Bea."}),
+    ("influencedBy", "de", False, {"Ann ist beeinflusst durch Bea."}),
+    # a label that says its own copula and no preposition: the object after a colon
+    ("isPartOfMilitaryConflict", "en", False, {"Ann is part of military conflict: Bea."}),
+    ("isPartOfMilitaryConflict", "de", True, {"Ann ist nicht Teil des militärischen Konflikts: Bea."}),
     ("knownFor", "de", True, {"Ann ist nicht bekannt für Bea."}),
     # a noun: "the <label> of X is Y"
     ("owningCompany", "en", False, {"The owning company of Ann is Bea.", "Ann has Bea as owning company."}),
     ("owningCompany", "de", False, {"Besitzerfirma von Ann: Bea.", "Ann hat als Besitzerfirma Bea."}),
-    # French labels of relations ("connu pour", "fait partie de") are named, not conjugated
+    # French labels of relations ("connu pour", "à côté de") are named, not conjugated
     ("knownFor", "fr", False, {"La relation « connu pour » relie Ann à Bea."}),
-    ("isPartOf", "fr", True, {"La relation « fait partie de » ne relie pas Ann à Bea."}),
+    ("closeTo", "fr", True, {"La relation « à côté de » ne relie pas Ann à Bea."}),
     # no label in the language: the local name in words, named as a relation
     ("locatedInArea", "de", False, {"Ann steht in der Beziehung „located in area“ zu Bea."}),
     ("locatedInArea", "fr", False, {"La relation « located in area » relie Ann à Bea."}),
