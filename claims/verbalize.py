@@ -97,7 +97,7 @@ def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Name
             slots = {**slots, role: _NAMED[role]}
     text = template.fill(negated=negated, number=number, **slots)
     for slot, phrase in placed.items():
-        text = articles.join(text, slot, phrase, said.contractions, said.elisions)
+        text = articles.join(text, slot, phrase, said.contractions, said.elisions, said.own or ())
     return text
 
 
@@ -122,7 +122,7 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
             return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))
     phrase, generic = language.middle(predicate, _OWNER, label, case)
     named = said.phrase(subject, "nom", extra) or subject
-    return articles.join(phrase, _OWNER, named, said.contractions, said.elisions), generic
+    return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
 
 
 def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:

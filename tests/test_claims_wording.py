@@ -139,12 +139,12 @@ def test_the_generic_wording_is_chosen_alike_for_a_true_and_a_false_fact(ontolog
 
 
 @pytest.mark.parametrize("path,label,lang,slot,text", [
-    ("correct/publicationDate/publicationDate_00038.ttl", "Le Facteur", "fr", 0, "Ann est l'auteur du Facteur."),
-    ("correct/publicationDate/publicationDate_00092.ttl", "Les Cavernes d'acier", "fr", 0,
+    ("wrong/date/publicationDate/publicationDate_00038.ttl", "Le Facteur", "fr", 0, "Ann est l'auteur du Facteur."),
+    ("wrong/date/publicationDate/publicationDate_00000.ttl", "Les Cavernes d'acier", "fr", 0,
      "Ann est l'auteur des Cavernes d'acier."),
-    ("correct/publicationDate/publicationDate_00000.ttl", "Der Ewige Krieg", "de", 0,
+    ("wrong/date/publicationDate/publicationDate_00092.ttl", "Der Ewige Krieg", "de", 0,
      "Ann ist der Autor vom Ewigen Krieg."),
-    ("correct/publicationDate/publicationDate_00000.ttl", "Der Ewige Krieg", "de", 1, "Ann schrieb den Ewigen Krieg."),
+    ("wrong/date/publicationDate/publicationDate_00092.ttl", "Der Ewige Krieg", "de", 1, "Ann schrieb den Ewigen Krieg."),
 ])
 def test_a_title_with_its_own_article_joins_the_preposition(path, label, lang, slot, text):
     """"l'auteur de Le Facteur", "der Autor von Der Ewige Krieg" before (FactBench's own labels)."""
