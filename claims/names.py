@@ -24,6 +24,10 @@ from .errors import ClaimsError
 from .keyed import keyed_index
 
 KB, MODELS, USER, LOCAL = "kb", "factbench model", "label file", "local name"
+# foaf:gender and dbo:gender values (literals, DBpedia resources) and Wikidata's P21 items (male, female,
+# trans man, trans woman) by their local name: the gender a French participle agrees with
+_GENDERS = {"male": "m", "man": "m", "m": "m", "q6581097": "m", "q2449503": "m",
+            "female": "f", "woman": "f", "f": "f", "q6581072": "f", "q1052281": "f"}
 _WORD = re.compile(r"\w+")
 
 
@@ -38,6 +42,7 @@ class Names:
     main: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     articles: dict[str, dict[str, str]] = field(default_factory=dict)  # a label file's: by language, name: class
+    genders: dict[str, str] = field(default_factory=dict)  # by entity: "m" or "f", where the KB gives one
 
     def name(self, entity: str, lang: str) -> tuple[str, str]:
         """(name, source): source is ``kb``, ``label file`` or ``local name``."""
@@ -68,13 +73,19 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
              models: dict[tuple[str, str], str] | None = None) -> Names:
     """The names of ``entities`` in ``langs``, from the KB, then FactBench models, then the user's file."""
     found: dict[tuple[str, str, str], set[str]] = {}
+    genders: dict[str, set[str | None]] = {}
     for batch in batched(sorted(set(entities))):
         for row in store.select("entity_names", entities=[iri(e) for e in batch]):
+            if row["kind"].value == "gender":
+                genders.setdefault(row["e"].value, set()).add(_GENDERS.get(local_name(row["name"].value).lower()))
+                continue
             tag = row["name"].language or ""
             for lang in langs:
                 if _matches(tag, lang) and row["name"].value.strip():
                     found.setdefault((row["e"].value, lang, row["kind"].value), set()).add(row["name"].value.strip())
-    names = Names(articles=getattr(user, "articles", {}))
+    # a gender other than these, or two that differ, gets the wording that agrees with none
+    names = Names(articles=getattr(user, "articles", {}),
+                  genders={e: next(iter(g)) for e, g in sorted(genders.items()) if len(g) == 1 and None not in g})
     for entity in sorted(set(entities)):
         for lang in langs:
             # several labels in one language (a KB merged from sources): the first in code point order

@@ -45,6 +45,9 @@ name needs none) in German and the contractions in French.
 A word that agrees with a name is written ``{s|liegt|liegen}`` (singular | plural) or, where gender
 shows too, ``{s|situé|située|situés}`` (masculine | feminine | plural): a name the article file
 (``articles``) gives the class ``pl`` takes the last form, ``f`` the feminine one, any other the first.
+A word that agrees with a person's gender is written ``{s?né|née}`` (masculine | feminine), after the
+subject's gender where the KB gives one (``names``: foaf:gender, dbo:gender, Wikidata P21); such a
+template has ``neutral`` and ``negated_neutral`` forms, said when it gives none ("{s} a vu le jour à {o}").
 ``"heads": {"dbo:capital": "f", ...}`` (German) gives the gender of a path phrase's head noun, and
 ``possessive["of"]`` the preposition after it: a subject that cannot take the -s genitive, a name that
 takes an article or ends in a sibilant, is then named after the head, "die Hauptstadt der Schweiz",
@@ -68,6 +71,7 @@ FORMAT = "factforge-claim-templates/1"
 _SLOT = re.compile(r"\{(\w*)\}")
 _CASED = re.compile(r"\{([so]):(\w*)\}")  # a name's slot with the case it takes there
 _AGREE = re.compile(r"\{([so])\|([^{}]*)\}")  # a word's forms by the number (and gender) of a name
+_GENDERED = re.compile(r"\{s\?([^{}|]*)\|([^{}|]*)\}")  # a word's forms by the subject's gender (a person's)
 CASES = ("nom", "acc", "dat", "gen")
 NOUN = "noun"  # the kind of label the plain generic templates say ("the {p} of {s}")
 MARKS = (*CASES, BARE)
@@ -86,6 +90,16 @@ class Template:
     negated_case: str = "nom"  # and in ``negated``
     object_case: str = "nom"
     negated_object_case: str = "nom"
+    neutral: str | None = None  # ``text`` for a subject of unknown gender, where ``text`` agrees with one
+    negated_neutral: str | None = None
+
+    def form(self, negated: bool, gender: str | None = None) -> str:
+        """The form said: ``gender`` ("m", "f") of the subject where the KB gives one; without it a
+        form whose words agree with a person's gender gives way to the neutral one."""
+        form = self.negated if negated else self.text
+        if gender is None and self.neutral is not None:
+            return self.negated_neutral if negated else self.neutral
+        return form
 
     def subject_case(self, negated: bool) -> str:
         return self.negated_case if negated else self.case
@@ -93,16 +107,19 @@ class Template:
     def object_of(self, negated: bool) -> str:
         return self.negated_object_case if negated else self.object_case
 
-    def fill(self, *, negated: bool, number: dict[str, str | None] | None = None, **slots: str) -> str:
-        """``number``: the article class of the name in each slot (``s``, ``o``) a word agrees with."""
+    def fill(self, *, negated: bool, number: dict[str, str | None] | None = None, gender: str | None = None,
+             **slots: str) -> str:
+        """``number``: the article class of the name in each slot (``s``, ``o``) a word agrees with;
+        ``gender``: the subject's, where the KB gives one."""
         number = number or {}
-        return _format_string(self.negated if negated else self.text, number.get("s"), number.get("o")).format_map(slots)
+        return _format_string(self.form(negated, gender), number.get("s"), number.get("o"), gender).format_map(slots)
 
 
 # a form made once into a format string (its text's own braces doubled): filling is then one C call,
 # not a regex pass or a join a slot
 @lru_cache(maxsize=None)
-def _format_string(form: str, s_class: str | None = None, o_class: str | None = None) -> str:
+def _format_string(form: str, s_class: str | None = None, o_class: str | None = None, gender: str | None = None) -> str:
+    form = _GENDERED.sub(lambda m: m.group(2 if gender == "f" else 1), form)
     form = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), s_class if m.group(1) == "s" else o_class), form)
     pieces = _SLOT.split(form)  # text, slot name, text, ...
     return "".join("{" + piece + "}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
@@ -277,8 +294,26 @@ def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Te
                 raise TemplateFileError(f"{name}: {entry['id']}: {form} uses {sorted(used)}, expected {sorted(slots)}")
         made.append(Template(entry["id"], forms["text"], forms["negated"], cases["text"].get("s", "nom"),
                              cases["negated"].get("s", "nom"), cases["text"].get("o", "nom"),
-                             cases["negated"].get("o", "nom")))
+                             cases["negated"].get("o", "nom"), *_neutral(name, entry, slots, cases)))
     return tuple(made)
+
+
+def _neutral(name: str, entry: dict, slots: tuple[str, ...], cases: dict) -> tuple[str | None, str | None]:
+    """A template whose words agree with a person's gender (``{s?né|née}``) says a subject of unknown
+    gender with its ``neutral`` and ``negated_neutral`` forms: never a guess from the name."""
+    gendered = any(_GENDERED.search(entry[form]) for form in ("text", "negated"))
+    if not gendered:
+        return None, None
+    forms = []
+    for form, like in (("neutral", "text"), ("negated_neutral", "negated")):
+        said = entry.get(form)
+        if not isinstance(said, str) or _GENDERED.search(said):
+            raise TemplateFileError(f"{name}: {entry['id']}: a template that agrees with a person's gender needs a "
+                                    f"{form} form that does not")
+        if dict(_CASED.findall(said)) != cases[like] or set(_SLOT.findall(_CASED.sub(r"{\1}", said))) != set(slots):
+            raise TemplateFileError(f"{name}: {entry['id']}: {form} must use the slots and cases of {like}")
+        forms.append(_CASED.sub(r"{\1}", said))
+    return forms[0], forms[1]
 
 
 def _forms(name: str, key: str, phrase) -> dict[str, str]:

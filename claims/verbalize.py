@@ -47,6 +47,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     ``slot``: the template's place dealt to (subject, predicate) (``template_slots``), else a hash picks it."""
     language = load(lang)
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
+    gender = names.genders.get(fact.s) if hop is None else None  # a path's middle is a thing, not a person
     if hop is None:
         kind, label = language.label_kind(*predicate_name(names, fact.p, lang))
         template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
@@ -54,7 +55,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         slots = {"s": subject, "o": obj}
         if generic:
             slots["p"] = label
-        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated))
+        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender)
         template_id = f"{lang}:{template.id}"
     else:
         kind, label = language.label_kind(*predicate_name(names, hop[0], lang))
@@ -76,18 +77,20 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         text += language.date.format(date=start) if end == start else language.span.format(start=start, end=end)
     capital = text[:1].upper() + text[1:] if text[:1].islower() and lang != "zh" else text
     # inside a conjunction, a template's own first word is lower-cased ("..., and the capital of"); a name is kept
-    inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
+    inner = text[:1].lower() + text[1:] if not template.form(negated, gender).startswith("{") else text
     return Said(closed(capital, language.end), inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
 
 
-def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None) -> str:
+def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None,
+          gender: str | None = None) -> str:
     """The template filled, a name that takes an article given it in its slot's case (``articles``),
-    joined to the word before it, and the words that agree with a name in its number;
-    ``subject``: the subject's case when the subject is a name (not a path's middle)."""
+    joined to the word before it, and the words that agree with a name in its number, or with the
+    subject's ``gender`` where the KB gives one; ``subject``: the subject's case when the subject is a
+    name (not a path's middle)."""
     said = articles.load(lang)
     if said is None:
-        return template.fill(negated=negated, **slots)
+        return template.fill(negated=negated, gender=gender, **slots)
     extra = names.articles.get(lang)
     placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
@@ -95,7 +98,7 @@ def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Name
             number[role] = said.kind(slots[role], extra)
             placed[_NAMED[role]] = said.phrase(slots[role], case, extra) or slots[role]
             slots = {**slots, role: _NAMED[role]}
-    text = template.fill(negated=negated, number=number, **slots)
+    text = template.fill(negated=negated, number=number, gender=gender, **slots)
     for slot, phrase in placed.items():
         text = articles.join(text, slot, phrase, said.contractions, said.elisions, said.own or ())
     return text
