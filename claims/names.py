@@ -6,7 +6,9 @@ names its models give come before the user's file: a store of the true models on
 of the false facts' entities); the last is a
 fallback that the answers mark and ``--require-labels`` refuses. ``skos:altLabel`` names that
 share a word with the main name are the aliases a claim may use (DBpedia's altLabels also hold
-redirects such as "Pretzel incident" for George W. Bush, which name something else).
+redirects such as "Pretzel incident" for George W. Bush, which name something else). The KB's
+gender of an entity (foaf:gender, dbo:gender, Wikidata P21) is read with its names: French words
+that agree with a person follow it, and without it a template's wording that agrees with none.
 """
 from __future__ import annotations
 
