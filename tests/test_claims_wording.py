@@ -230,3 +230,20 @@ def test_french_participles_agree_with_the_gender_the_kb_gives(tmp_path, person,
     names = kb_names(store, people, ["fr"])
     fact = Fact(f"http://ex/{person}", DBO + predicate, "http://ex/" + ("bob" if predicate == "spouse" else "paris"))
     assert say_it(fact, "fr", names, slot, negated).text == text
+
+
+def test_a_template_that_agrees_with_a_gender_needs_neutral_forms_and_kinds_need_templates():
+    from factforge.claims.templates import TemplateFileError, _label_kinds, _templates
+
+    entry = {"id": "born.1", "text": "{s} est {s?né|née} à {o}", "negated": "{s} n'est pas {s?né|née} à {o}"}
+    with pytest.raises(TemplateFileError, match="fr.json: born.1: .* needs a neutral form that does not"):
+        _templates("fr.json", "x", [entry], ("s", "o"))
+    with pytest.raises(TemplateFileError, match="fr.json: born.1: negated_neutral must use the slots and cases"):
+        _templates("fr.json", "x", [dict(entry, neutral="{s} a vu le jour à {o}", negated_neutral="{s} n'a pas vu le jour")],
+                   ("s", "o"))
+    made = _templates("fr.json", "x", [dict(entry, neutral="{s} a vu le jour à {o}",
+                                            negated_neutral="{s} n'a pas vu le jour à {o}")], ("s", "o"))[0]
+    assert made.fill(negated=False, gender="f", s="Ann", o="Paris") == "Ann est née à Paris"
+    assert made.fill(negated=True, s="Dom", o="Paris") == "Dom n'a pas vu le jour à Paris"
+    with pytest.raises(TemplateFileError, match=r"en.json: label kinds \['verb'\] have no generic_kinds entry"):
+        _label_kinds("en.json", {"label_kinds": [["verb", "^(?P<p>.+s)$"]]}, {"noun"})
