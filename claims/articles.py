@@ -18,10 +18,14 @@ Format ``factforge-name-articles/1``::
                                      a vowel, and the word elided ("de Anna" -> "d'Anna")
      "contractions": [["in", "dem", "im"], ...],  a preposition before the article and the two joined
      "names": {"Schweiz": "f", "Vereinigte Staaten": "pl", ...},
-     "patterns": [["^(Kingdom|Republic) of ", "sg"], ...]}  optional: a name none of "names" lists
+     "patterns": [["^(Kingdom|Republic) of ", "sg"], ...],  optional: a name none of "names" lists
                                      takes the class of the first pattern it matches (a regular
                                      expression, searched), for a kind of name (English "the Kingdom of
                                      X") too open to list
+     "own": {"Le": "m", "Les": "pl"}}  optional: a label's own article, as it begins a name none of the
+                                     above lists (Le Mans, Les Andelys, Der Spiegel), and its class: the
+                                     name then takes it in its slot's case ("du Mans", "au Mans", "vom
+                                     Spiegel") and keeps it as written where it is the label's form
 
 A vowel is a, e, i, o, u or one with an accent: an initial h or y is not, since the place names that
 begin with one (Hongrie, Honduras, Yémen) keep their article whole; "de Henri" reads old-fashioned
@@ -57,6 +61,7 @@ class Articles:
     elided: str | None = None
     elisions: tuple[tuple[str, str], ...] = ()
     patterns: tuple[tuple[re.Pattern, str], ...] = ()
+    own: dict[str, str] | None = None
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -68,20 +73,23 @@ class Articles:
             kind = next((found for pattern, found in self.patterns if pattern.search(name)), None)
         return kind
 
-    def _named(self, name: str, extra: dict[str, str] | None) -> tuple[str, str | None]:
-        """(the name without an article of its own, its class). A label may carry one: put last, as a
-        catalogue sorts ("Netherlands, The": always an article), or first ("The Netherlands", "Les
-        Pays-Bas": only where the rest takes one, so a title such as "The Beatles" stays whole)."""
+    def _named(self, name: str, extra: dict[str, str] | None) -> tuple[str, str | None, str | None]:
+        """(the name without an article of its own, its class, the label's own article where the file's
+        ``own`` gives it). A label may carry one: put last, as a catalogue sorts ("Netherlands, The":
+        always an article), or first ("The Netherlands", "Les Pays-Bas": only where the rest takes one,
+        so a title such as "The Beatles" stays whole, unless ``own`` lists the article: "Le Mans")."""
         kind = self._listed(name, extra)
         if kind is not None:
-            return name, kind
+            return name, kind, None
         rest, comma, last = name.rpartition(", ")
         if comma and last.lower() in self._forms:
-            return rest, self._listed(rest, extra) or next(iter(self.articles))
+            return rest, self._listed(rest, extra) or next(iter(self.articles)), None
         first, space, rest = name.partition(" ")
         if space and first.lower() in self._forms and (kind := self._listed(rest, extra)):
-            return rest, kind
-        return name, None
+            return rest, kind, None
+        if space and self.own and first in self.own and rest[:1].isupper():
+            return rest, self.own[first], first
+        return name, None, None
 
     @cached_property
     def _forms(self) -> frozenset:
@@ -89,12 +97,14 @@ class Articles:
 
     def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
         """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
-        name, kind = self._named(name, extra)
+        name, kind, own = self._named(name, extra)
         if kind is None or case == BARE:
             return None
         article = self.articles[kind][case]
         if self.weak_en is not None:
             name = self._declined(name, kind, case)
+        if own and own.lower() == article:
+            return f"{own} {name}"  # a city's or a title's article is written as the label writes it
         if self.elided and kind != "pl" and name[:1] in _VOWEL:
             return self.elided + name
         return f"{article} {name}"
@@ -115,17 +125,18 @@ class Articles:
         noun = words[head]
         if kind == "pl" and case == "dat" and noun[-1:] not in "ns":
             words[head] = noun + "n"
-        elif kind in ("m", "n") and case == "gen" and noun[-1:] not in "sßxz":
+        elif kind in ("m", "n") and case == "gen" and noun[-1:] not in "sßxz" and noun[-1:].isalpha():
             words[head] = noun + "s"
         return " ".join(words)
 
 
-def join(text: str, slot: str, phrase: str, contractions, elisions=()) -> str:
+def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -> str:
     """``text`` with ``phrase`` in place of ``slot``, a preposition before it and the phrase's article
-    joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran"), a word before a vowel elided
-    ("de Anna" -> "d'Anna")."""
+    joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran"; ``own``, a label's own articles, as
+    written: "de Le Mans" -> "du Mans"), a word before a vowel elided ("de Anna" -> "d'Anna")."""
     for preposition, article, joined in contractions:
-        spaced = phrase.startswith(article + " ")
+        spaced = phrase.startswith(article + " ") or (phrase.startswith(article.capitalize() + " ")
+                                                      and article.capitalize() in own)
         if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
             rest = phrase[len(article) + spaced:]
             return text.replace(f"{preposition} {slot}", f"{joined} {rest}", 1)
@@ -171,6 +182,9 @@ def load(lang: str) -> Articles | None:
         raise ArticlesError(f"{name}: 'patterns': {error}") from None
     if any(kind not in articles for _, kind in patterns):
         raise ArticlesError(f"{name}: 'patterns' must give each one of {', '.join(articles)}")
+    own = data.get("own", {})
+    if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
+        raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
-                    data.get("elided"), pairs["elisions"], patterns)
+                    data.get("elided"), pairs["elisions"], patterns, own)

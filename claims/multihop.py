@@ -9,13 +9,15 @@ The claim says: some m has p(s, m) and q(m, o). Against R:
 
 The second hop starts at the claim's own object (the fact's m) and is a link of m in R through a
 functional predicate q (declared or observed), for every label alike, so q says nothing about the
-label. Which hop, among those that keep the fact's label, is chosen by a keyed hash of (subject,
-predicate). As for negation, as many multi-hop claims are made of each label within each predicate.
+label. Never one to a statement node (FactBench's model nodes, an rdf:Statement): it states a fact
+again rather than name a thing (the same rule as a conjunction's companion). Which hop, among those
+that keep the fact's label, is chosen by a keyed hash of (subject, predicate). As for negation, as many multi-hop claims are made of each label within each predicate.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from factforge.generators.restatements import statement_nodes
 from factforge.sparql.neighbourhood import Neighbourhood
 from factforge.sparql.terms import is_schema_predicate
 
@@ -53,6 +55,7 @@ def functional_predicates(store, adjacency) -> set[str]:
 def hops(final: ReferenceView, functional: set[str], claims, seed: int) -> dict[str, tuple[Triple, str, list]]:
     """By claim id: (second hop, label, evidence) for the plain claims whose path keeps their label."""
     index = final.adjacency
+    stated = statement_nodes(final.store)
     found = {}
     for c in claims:
         s, p, m = c.item.fact.triple
@@ -62,7 +65,7 @@ def hops(final: ReferenceView, functional: set[str], claims, seed: int) -> dict[
         nodes, preds = index.out(mi)
         options = []
         for x, q in sorted({(index.entities[x], index.predicates[q]) for x, q in zip(nodes.tolist(), preds.tolist())}):
-            if q in functional and q != p and x not in (s, m) and final.has((m, q, x)):
+            if q in functional and q != p and x not in (s, m) and x not in stated and final.has((m, q, x)):
                 got, evidence = label(final, functional, s, p, q, x)
                 if got == c.label:
                     options.append(((m, q, x), got, evidence))

@@ -6,7 +6,9 @@ names its models give come before the user's file: a store of the true models on
 of the false facts' entities); the last is a
 fallback that the answers mark and ``--require-labels`` refuses. ``skos:altLabel`` names that
 share a word with the main name are the aliases a claim may use (DBpedia's altLabels also hold
-redirects such as "Pretzel incident" for George W. Bush, which name something else).
+redirects such as "Pretzel incident" for George W. Bush, which name something else). The KB's
+gender of an entity (foaf:gender, dbo:gender, Wikidata P21) is read with its names: French words
+that agree with a person follow it, and without it a template's wording that agrees with none.
 """
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ from .errors import ClaimsError
 from .keyed import keyed_index
 
 KB, MODELS, USER, LOCAL = "kb", "factbench model", "label file", "local name"
+# foaf:gender and dbo:gender values (literals, DBpedia resources) and Wikidata's P21 items (male, female,
+# trans man, trans woman) by their local name: the gender a French participle agrees with
+_GENDERS = {"male": "m", "man": "m", "m": "m", "q6581097": "m", "q2449503": "m",
+            "female": "f", "woman": "f", "f": "f", "q6581072": "f", "q1052281": "f"}
 _WORD = re.compile(r"\w+")
 
 
@@ -38,6 +44,7 @@ class Names:
     main: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     articles: dict[str, dict[str, str]] = field(default_factory=dict)  # a label file's: by language, name: class
+    genders: dict[str, str] = field(default_factory=dict)  # by entity: "m" or "f", where the KB gives one
 
     def name(self, entity: str, lang: str) -> tuple[str, str]:
         """(name, source): source is ``kb``, ``label file`` or ``local name``."""
@@ -68,13 +75,19 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
              models: dict[tuple[str, str], str] | None = None) -> Names:
     """The names of ``entities`` in ``langs``, from the KB, then FactBench models, then the user's file."""
     found: dict[tuple[str, str, str], set[str]] = {}
+    genders: dict[str, set[str | None]] = {}
     for batch in batched(sorted(set(entities))):
         for row in store.select("entity_names", entities=[iri(e) for e in batch]):
+            if row["kind"].value == "gender":
+                genders.setdefault(row["e"].value, set()).add(_GENDERS.get(local_name(row["name"].value).lower()))
+                continue
             tag = row["name"].language or ""
             for lang in langs:
                 if _matches(tag, lang) and row["name"].value.strip():
                     found.setdefault((row["e"].value, lang, row["kind"].value), set()).add(row["name"].value.strip())
-    names = Names(articles=getattr(user, "articles", {}))
+    # a gender other than these, or two that differ, gets the wording that agrees with none
+    names = Names(articles=getattr(user, "articles", {}),
+                  genders={e: next(iter(g)) for e, g in sorted(genders.items()) if len(g) == 1 and None not in g})
     for entity in sorted(set(entities)):
         for lang in langs:
             # several labels in one language (a KB merged from sources): the first in code point order
@@ -140,10 +153,15 @@ def _article_class(path, number: int, lang: str, cell: str) -> str:
 
 def predicate_label(names: Names, predicate: str, lang: str) -> str:
     """What the generic template calls a predicate: its label, else its local name in words."""
+    return predicate_name(names, predicate, lang)[0]
+
+
+def predicate_name(names: Names, predicate: str, lang: str) -> tuple[str, bool]:
+    """(``predicate_label``, whether it was made from the local name)."""
     name, source = names.name(predicate, lang)
     if source != LOCAL:
-        return name
-    return _words(name)
+        return name, False
+    return _words(name), True
 
 
 @lru_cache(maxsize=1024)

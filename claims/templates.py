@@ -19,10 +19,19 @@ Format ``factforge-claim-templates/1``::
                                        with the article becomes one word ("de le lieu" -> "du lieu")
      "predicates": {"dbo:birthPlace": [{"id": "birthPlace.1", "text": "{s} was born in {o}",
                                         "negated": "{s} was not born in {o}"}, ...]},
-     "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}]}
+     "generic": [{"id": "generic.1", "text": "The {p} of {s} is {o}", ...}],
+     "generic_kinds": {"relation": [{"id": "generic.relation.1", "text": "{s} is {p} {o}", ...}]},
+                                       optional: the generic templates of a kind of label other than
+                                       a noun ("known for": "X is known for Y", not "the known for of X")
+     "label_kinds": [["relation", "^(?:is )?(?P<p>.+ (?:of|in|for|by))$"], ...],  optional: the kind of
+                                       a predicate's label, the first regular expression that matches
+                                       it (case aside), its group p what {p} says; else "noun" ("generic")
+     "local_kind": "quoted"}           optional: the kind of a label made from the IRI's local name (in
+                                       English words: named, not conjugated, in another language)
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
-predicate's label in the language. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
+predicate's label in the language (else its local name in words). The kind of the label, and so the
+generic templates, depend on the predicate alone, so a true and a false claim share them. ``{s:dat}`` (``nom``, ``acc``, ``dat``, ``gen``) says the case the
 subject takes there ("von {s:dat}"; unmarked: nominative), ``{o:dat}`` the object's: a name that takes
 an article gets it in that case ("in {o:dat}": "in der Schweiz"; ``articles``; ``{o:bare}``, as in an
 apposition "zum Land {o:bare}", keeps the name without it); a name without one does not change, but a path's
@@ -36,6 +45,9 @@ name needs none) in German and the contractions in French.
 A word that agrees with a name is written ``{s|liegt|liegen}`` (singular | plural) or, where gender
 shows too, ``{s|situé|située|situés}`` (masculine | feminine | plural): a name the article file
 (``articles``) gives the class ``pl`` takes the last form, ``f`` the feminine one, any other the first.
+A word that agrees with a person's gender is written ``{s?né|née}`` (masculine | feminine), after the
+subject's gender where the KB gives one (``names``: foaf:gender, dbo:gender, Wikidata P21); such a
+template has ``neutral`` and ``negated_neutral`` forms, said when it gives none ("{s} a vu le jour à {o}").
 ``"heads": {"dbo:capital": "f", ...}`` (German) gives the gender of a path phrase's head noun, and
 ``possessive["of"]`` the preposition after it: a subject that cannot take the -s genitive, a name that
 takes an article or ends in a sibilant, is then named after the head, "die Hauptstadt der Schweiz",
@@ -59,7 +71,9 @@ FORMAT = "factforge-claim-templates/1"
 _SLOT = re.compile(r"\{(\w*)\}")
 _CASED = re.compile(r"\{([so]):(\w*)\}")  # a name's slot with the case it takes there
 _AGREE = re.compile(r"\{([so])\|([^{}]*)\}")  # a word's forms by the number (and gender) of a name
+_GENDERED = re.compile(r"\{s\?([^{}|]*)\|([^{}|]*)\}")  # a word's forms by the subject's gender (a person's)
 CASES = ("nom", "acc", "dat", "gen")
+NOUN = "noun"  # the kind of label the plain generic templates say ("the {p} of {s}")
 MARKS = (*CASES, BARE)
 
 
@@ -76,6 +90,16 @@ class Template:
     negated_case: str = "nom"  # and in ``negated``
     object_case: str = "nom"
     negated_object_case: str = "nom"
+    neutral: str | None = None  # ``text`` for a subject of unknown gender, where ``text`` agrees with one
+    negated_neutral: str | None = None
+
+    def form(self, negated: bool, gender: str | None = None) -> str:
+        """The form said: ``gender`` ("m", "f") of the subject where the KB gives one; without it a
+        form whose words agree with a person's gender gives way to the neutral one."""
+        form = self.negated if negated else self.text
+        if gender is None and self.neutral is not None:
+            return self.negated_neutral if negated else self.neutral
+        return form
 
     def subject_case(self, negated: bool) -> str:
         return self.negated_case if negated else self.case
@@ -83,16 +107,19 @@ class Template:
     def object_of(self, negated: bool) -> str:
         return self.negated_object_case if negated else self.object_case
 
-    def fill(self, *, negated: bool, number: dict[str, str | None] | None = None, **slots: str) -> str:
-        """``number``: the article class of the name in each slot (``s``, ``o``) a word agrees with."""
+    def fill(self, *, negated: bool, number: dict[str, str | None] | None = None, gender: str | None = None,
+             **slots: str) -> str:
+        """``number``: the article class of the name in each slot (``s``, ``o``) a word agrees with;
+        ``gender``: the subject's, where the KB gives one."""
         number = number or {}
-        return _format_string(self.negated if negated else self.text, number.get("s"), number.get("o")).format_map(slots)
+        return _format_string(self.form(negated, gender), number.get("s"), number.get("o"), gender).format_map(slots)
 
 
 # a form made once into a format string (its text's own braces doubled): filling is then one C call,
 # not a regex pass or a join a slot
 @lru_cache(maxsize=None)
-def _format_string(form: str, s_class: str | None = None, o_class: str | None = None) -> str:
+def _format_string(form: str, s_class: str | None = None, o_class: str | None = None, gender: str | None = None) -> str:
+    form = _GENDERED.sub(lambda m: m.group(2 if gender == "f" else 1), form)
     form = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), s_class if m.group(1) == "s" else o_class), form)
     pieces = _SLOT.split(form)  # text, slot name, text, ...
     return "".join("{" + piece + "}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
@@ -113,6 +140,20 @@ class Language:
     possessive: dict | None = None
     contractions: tuple[tuple[str, str, str], ...] = ()
     heads: dict[str, str] = field(default_factory=dict)  # by predicate: the gender of its path's head noun
+    generic_kinds: dict[str, tuple[Template, ...]] = field(default_factory=dict)
+    label_kinds: tuple[tuple[str, re.Pattern], ...] = ()
+    local_kind: str | None = None
+
+    def label_kind(self, label: str, local: bool) -> tuple[str, str]:
+        """(the kind of a predicate's label, what a generic template says of it): ``local``, a label made
+        from the IRI's local name."""
+        if local and self.local_kind:
+            return self.local_kind, label
+        for kind, pattern in self.label_kinds:
+            found = pattern.search(label)
+            if found:
+                return kind, found.group("p") if "p" in pattern.groupindex else label
+        return NOUN, label
 
     def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
                owner: str | None = None) -> tuple[str, bool]:
@@ -143,11 +184,13 @@ class Language:
         sibilant = name[-1:] in self.possessive["sibilants"]
         return name + self.possessive["after_sibilant" if sibilant else "suffix"]
 
-    def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None) -> tuple[Template, bool]:
+    def choose(self, seed: int, subject: str, predicate: str, slot: int | None = None,
+               kind: str = "noun") -> tuple[Template, bool]:
         """(template, generic?): chosen by (subject, predicate) only, so a true claim and a false one
-        about the same subject and predicate are worded alike: the ``slot`` dealt to it, else a hash."""
+        about the same subject and predicate are worded alike: the ``slot`` dealt to it, else a hash.
+        ``kind``: of the predicate's label (``label_kind``), for a predicate without templates."""
         own = self.predicates.get(predicate)
-        options = own or self.generic
+        options = own or self.generic_kinds.get(kind, self.generic)
         index = slot % len(options) if slot is not None else \
             keyed_index(seed, f"template/{self.lang}", subject, predicate, len(options))
         return options[index], not own
@@ -202,10 +245,30 @@ def load(lang: str) -> Language:
     if not isinstance(contractions, list) or not all(
             isinstance(c, list) and len(c) == 3 and all(isinstance(w, str) and w for w in c) for c in contractions):
         raise TemplateFileError(f"{name}: 'contractions' must be a list of [preposition, article, joined]")
+    kinds = data.get("generic_kinds", {})
+    if not isinstance(kinds, dict):
+        raise TemplateFileError(f"{name}: 'generic_kinds' must map kinds of label to templates")
+    kinds = {kind: _templates(name, f"generic_kinds: {kind}", entries, ("s", "o", "p")) for kind, entries in kinds.items()}
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
-                    {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()})
+                    {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
+                    kinds, *_label_kinds(name, data, {NOUN, *kinds}))
+
+
+def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:
+    rules, local = data.get("label_kinds", []), data.get("local_kind")
+    if not isinstance(rules, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) for x in r) for r in rules):
+        raise TemplateFileError(f"{name}: 'label_kinds' must be a list of [kind, regular expression]")
+    unknown = sorted({kind for kind, _ in rules} - kinds | ({local} - kinds if local is not None else set()))
+    if unknown:
+        raise TemplateFileError(f"{name}: label kinds {unknown} have no generic_kinds entry")
+    try:
+        compiled = tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in rules)
+    except re.error as error:
+        raise TemplateFileError(f"{name}: 'label_kinds': {error}") from None
+    return compiled, local
 
 
 def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Template, ...]:
@@ -231,8 +294,26 @@ def _templates(name: str, key: str, entries, slots: tuple[str, ...]) -> tuple[Te
                 raise TemplateFileError(f"{name}: {entry['id']}: {form} uses {sorted(used)}, expected {sorted(slots)}")
         made.append(Template(entry["id"], forms["text"], forms["negated"], cases["text"].get("s", "nom"),
                              cases["negated"].get("s", "nom"), cases["text"].get("o", "nom"),
-                             cases["negated"].get("o", "nom")))
+                             cases["negated"].get("o", "nom"), *_neutral(name, entry, slots, cases)))
     return tuple(made)
+
+
+def _neutral(name: str, entry: dict, slots: tuple[str, ...], cases: dict) -> tuple[str | None, str | None]:
+    """A template whose words agree with a person's gender (``{s?né|née}``) says a subject of unknown
+    gender with its ``neutral`` and ``negated_neutral`` forms: never a guess from the name."""
+    gendered = any(_GENDERED.search(entry[form]) for form in ("text", "negated"))
+    if not gendered:
+        return None, None
+    forms = []
+    for form, like in (("neutral", "text"), ("negated_neutral", "negated")):
+        said = entry.get(form)
+        if not isinstance(said, str) or _GENDERED.search(said):
+            raise TemplateFileError(f"{name}: {entry['id']}: a template that agrees with a person's gender needs a "
+                                    f"{form} form that does not")
+        if dict(_CASED.findall(said)) != cases[like] or set(_SLOT.findall(_CASED.sub(r"{\1}", said))) != set(slots):
+            raise TemplateFileError(f"{name}: {entry['id']}: {form} must use the slots and cases of {like}")
+        forms.append(_CASED.sub(r"{\1}", said))
+    return forms[0], forms[1]
 
 
 def _forms(name: str, key: str, phrase) -> dict[str, str]:

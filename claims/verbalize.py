@@ -13,13 +13,14 @@ from factforge.generators.facts import Fact
 from . import articles
 from .dates import GRANULARITIES, coarsest, say_date
 from .keyed import keyed_index, keyed_rank
-from .names import LOCAL, Names, predicate_label
+from .names import LOCAL, Names, predicate_label, predicate_name
 from .templates import load
 
 
 _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the language's contractions
 _NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
 _OWNER = "\x03"  # where a path's subject goes in its middle, likewise
+_STOPS = ".?!…"
 
 
 @dataclass(frozen=True)
@@ -46,22 +47,25 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     ``slot``: the template's place dealt to (subject, predicate) (``template_slots``), else a hash picks it."""
     language = load(lang)
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
+    gender = names.genders.get(fact.s) if hop is None else None  # a path's middle is a thing, not a person
     if hop is None:
-        template, generic = language.choose(seed, fact.s, fact.p, slot)
+        kind, label = language.label_kind(*predicate_name(names, fact.p, lang))
+        template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         slots = {"s": subject, "o": obj}
         if generic:
-            slots["p"] = predicate_label(names, fact.p, lang)
-        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated))
+            slots["p"] = label
+        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender)
         template_id = f"{lang}:{template.id}"
     else:
-        template, generic = language.choose(seed, fact.s, hop[0], slot)
+        kind, label = language.label_kind(*predicate_name(names, hop[0], lang))
+        template, generic = language.choose(seed, fact.s, hop[0], slot, kind)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         middle, generic_middle = _middle(language, fact.p, subject, predicate_label(names, fact.p, lang),
                                          template.subject_case(negated), lang, names)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
-            slots["p"] = predicate_label(names, hop[0], lang)
+            slots["p"] = label
         text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
         template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
         generic = generic or generic_middle
@@ -73,18 +77,20 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         text += language.date.format(date=start) if end == start else language.span.format(start=start, end=end)
     capital = text[:1].upper() + text[1:] if text[:1].islower() and lang != "zh" else text
     # inside a conjunction, a template's own first word is lower-cased ("..., and the capital of"); a name is kept
-    inner = text[:1].lower() + text[1:] if not template.text.startswith("{") else text
-    return Said(capital + language.end, inner, template_id, generic,
+    inner = text[:1].lower() + text[1:] if not template.form(negated, gender).startswith("{") else text
+    return Said(closed(capital, language.end), inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
 
 
-def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None) -> str:
+def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None,
+          gender: str | None = None) -> str:
     """The template filled, a name that takes an article given it in its slot's case (``articles``),
-    joined to the word before it, and the words that agree with a name in its number;
-    ``subject``: the subject's case when the subject is a name (not a path's middle)."""
+    joined to the word before it, and the words that agree with a name in its number, or with the
+    subject's ``gender`` where the KB gives one; ``subject``: the subject's case when the subject is a
+    name (not a path's middle)."""
     said = articles.load(lang)
     if said is None:
-        return template.fill(negated=negated, **slots)
+        return template.fill(negated=negated, gender=gender, **slots)
     extra = names.articles.get(lang)
     placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
@@ -92,9 +98,9 @@ def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Name
             number[role] = said.kind(slots[role], extra)
             placed[_NAMED[role]] = said.phrase(slots[role], case, extra) or slots[role]
             slots = {**slots, role: _NAMED[role]}
-    text = template.fill(negated=negated, number=number, **slots)
+    text = template.fill(negated=negated, number=number, gender=gender, **slots)
     for slot, phrase in placed.items():
-        text = articles.join(text, slot, phrase, said.contractions, said.elisions)
+        text = articles.join(text, slot, phrase, said.contractions, said.elisions, said.own or ())
     return text
 
 
@@ -119,7 +125,7 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
             return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))
     phrase, generic = language.middle(predicate, _OWNER, label, case)
     named = said.phrase(subject, "nom", extra) or subject
-    return articles.join(phrase, _OWNER, named, said.contractions, said.elisions), generic
+    return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
 
 
 def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:
@@ -146,8 +152,14 @@ def template_slots(keyed_labels, key: bytes) -> dict[tuple[str, str], int]:
 
 def conjoin(first: Said, second: Said, lang: str) -> str:
     language = load(lang)
-    text = language.conjunction.format(first=first.text[: len(first.text) - len(language.end)], second=second.body)
-    return text + language.end
+    opening = first.text[:1] + first.body[1:]  # the first sentence as said, without the end it was given
+    return closed(language.conjunction.format(first=opening, second=second.body), language.end)
+
+
+def closed(text: str, end: str) -> str:
+    """``text`` with the sentence's end, unless a name that ends it brings its own stop ("Inc.",
+    "Yahoo!", a title ending in "?"): a second one reads as a typo."""
+    return text if end == "." and text[-1:] in _STOPS else text + end
 
 
 def fallback_names(said: Said) -> list[str]:

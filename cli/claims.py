@@ -59,8 +59,12 @@ def _claim_options(parser, prefix: str) -> None:
                              "replay the label plan (the same secret gives the same claims; docs/claims.md)")
     parser.add_argument("--evidence-lines", choices=tuple(SCOPES), default=None,
                         help="which dump of R ships as reference.sorted.nt, the file the evidence lines count in: "
-                             "full (all of R; through --endpoint the whole KB is read once) or around (R around the "
-                             "claims' subjects: docs/claims.md); default: full with a local store or "
+                             "full (all of R; through --endpoint the whole KB is read once) or around (the part of R "
+                             "that what the claims say singles out: every link of their subjects; where the schema "
+                             "has disjoint classes, the rdf:type triples of the subjects and said objects, the "
+                             "domains and ranges of the predicates and the class hierarchy above them; a multi-hop "
+                             "claim's second links from its subject's objects; a temporal claim's dates as R "
+                             "states them: claims/around.py, docs/claims.md); default: full with a local store or "
                              "--endpoint-copy, around through --endpoint")
 
 

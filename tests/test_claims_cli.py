@@ -169,7 +169,7 @@ def test_factbench_facts_become_claims_in_english_german_and_french(factbench_su
     by_lang = {lang: [c for c in claims if c["lang"] == lang] for lang in ("en", "de", "fr")}
     assert len(by_lang["en"]) == len(by_lang["de"]) == len(by_lang["fr"]) == manifest["claims"]["per_language"] > 0
     assert Counter(c["label"] for c in by_lang["en"]) == {"SUPPORTS": 50, "REFUTES": 50, "NOT ENOUGH INFO": 50}
-    words = {"en": ("born", "birthplace"), "de": ("geboren", "Geburtsort"), "fr": ("né à", "naissance")}
+    words = {"en": ("born", "birthplace"), "de": ("geboren", "Geburtsort"), "fr": ("né à", "née à", "vu le jour", "naissance")}  # FactBench gives no gender
     for lang, texts in by_lang.items():
         assert all(any(w in c["claim"] for w in words[lang]) for c in texts), lang
     # names from the models' labels in each language, e.g. Henri/Henry, Wien/Vienne/Vienna
@@ -320,3 +320,11 @@ def test_multi_hop_claims_on_dbpedia50_where_r_refutes_none_and_why_none_where_a
     assert hop["candidates"]["http://dbpedia.org/ontology/birthPlace"]["SUPPORTS"]["with_path"] > 0
     assert "no claim of REFUTES in http://dbpedia.org/ontology/birthPlace" in hop["none_made"]
     assert "  no multi-hop claims: " in made.stdout
+
+
+def test_evidence_lines_help_says_what_around_holds():
+    """The help said only "R around the claims' subjects": the dump holds more (claims/around.py)."""
+    help_text = " ".join(factforge("claims", "--help").stdout.split())
+    around = help_text[help_text.index("--evidence-lines"):]
+    for part in ("subjects", "said objects", "multi-hop", "dates", "rdf:type"):
+        assert part in around, part

@@ -303,3 +303,16 @@ def test_a_case_mark_or_a_path_form_that_is_not_a_case_is_refused_naming_the_ent
     assert (made.text, made.subject_case(False), made.subject_case(True)) == ("von {s} ist {o}", "dat", "dat")
     with pytest.raises(TemplateFileError, match="paths: dbo:x: a phrase is a string or an object of its forms by case"):
         _forms("de.json", "dbo:x", {"dat": "{g} größter Stadt"})  # no nominative
+
+
+def test_a_second_hop_never_ends_at_a_statement_node(tmp_path):
+    """FactBench-style nodes (a functional link to a node with dates and no label) state a fact again:
+    a path ending there read "... is C1 1". The middles here have such a link besides their country."""
+    lines = [path_kb(), "ex:term a owl:FunctionalProperty ."]
+    for i in range(N):
+        lines.append(f'ex:C{i} ex:term ex:n{i} . ex:n{i} ex:mayor ex:M{i} ; dbo:from "199{i % 10}"^^xsd:gYear .')
+    store = store_from_text(tmp_path, "kb.ttl", "\n".join(lines) + "\n")
+    out = make(store, path_facts(), tmp_path / "c", multi_hop=1.0)
+    _, claims, answers = read(out)
+    paths = [answers[str(c["id"])]["path"] for c in claims if answers[str(c["id"])]["kind"] == "multi-hop"]
+    assert paths and all(q == EX + "country" for _, q, _ in paths), paths

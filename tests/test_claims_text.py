@@ -171,7 +171,7 @@ def real_names():
     ("de", "country", 1, False, "Abadan, Iran gehört zum Land Iran."),  # an apposition takes none
     ("fr", "us", 0, False, "Company a été fondé aux États-Unis."),
     ("fr", "us", 1, True, "Le lieu de fondation de Company n'est pas les États-Unis."),
-    ("fr", "born", 0, False, "Ali Khamenei est né en Iran."),
+    ("fr", "born", 0, False, "Ali Khamenei a vu le jour en Iran."),  # no gender in these names: no "né"
     ("fr", "country", 0, True, "Abadan, Iran ne se trouve pas en Iran."),
     ("fr", "us-country", 0, False, "Company se trouve aux États-Unis."),
     ("en", "born", 0, False, "Ali Khamenei was born in Iran."),

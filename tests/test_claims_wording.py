@@ -1,0 +1,249 @@
+"""Claims read as written (issue 15): one full stop, a grammatical fallback for a predicate without a
+template, French and German labels that carry their own article, English names in German text,
+French gender of people, with the real labels of FactBench, DBpedia50 and the DBpedia ontology."""
+from __future__ import annotations
+
+import pytest
+import rdflib
+
+from factforge.claims.names import Names, kb_names
+from factforge.claims.verbalize import conjoin, say
+from factforge.generators.facts import Fact
+
+from conftest import DATA, FACTBENCH, need, store_from_text
+from test_claims_articles import DBR, dbpedia50, said
+from test_claims_text import DBO
+
+FB = "http://rdf.freebase.com/ns/"
+
+
+def model_names(*paths: str) -> Names:
+    """The rdfs:label names FactBench train's models give their entities, by language."""
+    names = Names()
+    for path in paths:
+        model = rdflib.Graph().parse(need(FACTBENCH / path))
+        for entity, label in model.subject_objects(rdflib.RDFS.label):
+            names.main[(str(entity), label.language)] = (str(label), "kb")
+    return names
+
+
+def say_it(fact, lang, names, slot=0, negated=False):
+    return say(fact, lang, names, seed=0, negated=negated, allowed=("day",), slot=slot)
+
+
+# 1. one full stop
+
+
+def test_a_name_that_ends_a_sentence_with_its_own_stop_gets_no_second_one():
+    """"IBM owns Tivoli Systems, Inc.." and "... a subsidiary of Yahoo!." before (FactBench subsidiary)."""
+    names = model_names("correct/subsidiary/subsidiary_00072.ttl", "correct/subsidiary/subsidiary_00088.ttl")
+    tivoli = Fact(FB + "m.03sc8", DBO + "subsidiary", FB + "m.09rpsc")
+    egroups = Fact(FB + "m.019rl6", DBO + "subsidiary", FB + "m.03jzfv")
+    assert say_it(tivoli, "en", names, slot=1).text == "IBM owns Tivoli Systems, Inc."
+    assert say_it(tivoli, "en", names, slot=1, negated=True).text == "IBM does not own Tivoli Systems, Inc."
+    yahoo = say_it(egroups, "en", names, slot=0)
+    assert yahoo.text.endswith("is a subsidiary of Yahoo!")
+    # a conjunction whose first part ends in the name's stop keeps it, and ends once
+    joined = conjoin(say_it(tivoli, "en", names, slot=1), yahoo, "en")
+    assert joined == "IBM owns Tivoli Systems, Inc., and eGroups is a subsidiary of Yahoo!"
+    # a sentence that ends otherwise still gets its stop
+    assert say_it(egroups, "en", names, slot=1).text == "Yahoo! owns eGroups."
+
+
+def test_a_question_mark_title_ends_the_sentence_in_french_too():
+    names = model_names("correct/publicationDate/publicationDate_00002.ttl")
+    book = next(e for (e, lang), (n, _) in names.main.items() if lang == "fr" and n.endswith("?"))
+    names.main[("http://ex/pkd", "fr")] = ("Philip K. Dick", "kb")
+    text = say_it(Fact("http://ex/pkd", DBO + "author", book), "fr", names, slot=1).text
+    assert text.endswith("électriques ?") and not text.endswith("?.")
+
+
+# 2. the generic wording of a predicate without a template
+
+
+def ontology_labels(*local: str) -> Names:
+    """The DBpedia ontology's own labels of ``local`` predicates, in every language it gives."""
+    graph = rdflib.Graph().parse(need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl"))
+    names = Names()
+    for name in local:
+        for label in graph.objects(rdflib.URIRef(DBO + name), rdflib.RDFS.label):
+            names.main[(DBO + name, label.language)] = (str(label), "kb")
+    return names
+
+
+@pytest.fixture(scope="module")
+def ontology():
+    names = ontology_labels("knownFor", "closeTo", "owningCompany", "locatedInArea", "influencedBy",
+                            "isPartOfMilitaryConflict")
+    for lang in ("en", "de", "fr", "zh"):
+        names.main[("http://ex/a", lang)] = ("Ann", "kb")
+        names.main[("http://ex/b", lang)] = ("Bea", "kb")
+    return names
+
+
+def generic(names, predicate, lang, slot=0, negated=False, **label):
+    return say_it(Fact("http://ex/a", predicate, "http://ex/b"), lang, names, slot, negated).text
+
+
+@pytest.mark.parametrize("local,lang,negated,texts", [
+    # a relation phrase (a participle or noun with its preposition): "X is <label> Y"
+    ("knownFor", "en", False, {"Ann is known for Bea."}),
+    ("knownFor", "en", True, {"Ann is not known for Bea."}),
+    ("closeTo", "en", False, {"Ann is close to Bea."}),  # the label's own "is" is not said twice
+    ("locatedInArea", "en", False, {"Ann is located in area Bea."}),
+    ("influencedBy", "en", True, {"Ann is not influenced by Bea."}),
+    ("knownFor", "de", False, {"Ann ist bekannt für Bea."}),
+    ("influencedBy", "de", False, {"Ann ist beeinflusst durch Bea."}),
+    # a label that says its own copula and no preposition: the object after a colon
+    ("isPartOfMilitaryConflict", "en", False, {"Ann is part of military conflict: Bea."}),
+    ("isPartOfMilitaryConflict", "de", True, {"Ann ist nicht Teil des militärischen Konflikts: Bea."}),
+    ("knownFor", "de", True, {"Ann ist nicht bekannt für Bea."}),
+    # a noun: "the <label> of X is Y"
+    ("owningCompany", "en", False, {"The owning company of Ann is Bea.", "Ann has Bea as owning company."}),
+    ("owningCompany", "de", False, {"Besitzerfirma von Ann: Bea.", "Ann hat als Besitzerfirma Bea."}),
+    # French labels of relations ("connu pour", "à côté de") are named, not conjugated
+    ("knownFor", "fr", False, {"La relation « connu pour » relie Ann à Bea."}),
+    ("closeTo", "fr", True, {"La relation « à côté de » ne relie pas Ann à Bea."}),
+    # no label in the language: the local name in words, named as a relation
+    ("locatedInArea", "de", False, {"Ann steht in der Beziehung „located in area“ zu Bea."}),
+    ("locatedInArea", "fr", False, {"La relation « located in area » relie Ann à Bea."}),
+    ("knownFor", "zh", False, {"Ann与Bea之间存在“known for”关系。"}),
+    ("knownFor", "zh", True, {"Ann与Bea之间不存在“known for”关系。"}),
+])
+def test_a_predicate_without_a_template_is_said_grammatically(ontology, local, lang, negated, texts):
+    """"The known for of Ann is Bea" before."""
+    said_in = {generic(ontology, DBO + local, lang, slot, negated) for slot in range(4)}
+    assert said_in == texts
+
+
+def test_a_local_name_is_split_at_its_camel_case_and_said_by_its_kind():
+    names = Names()
+    for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea")):
+        names.main[(entity, "en")] = (name, "kb")
+    assert generic(names, "http://ex/knownFor", "en") == "Ann is known for Bea."
+    assert {generic(names, "http://ex/hasChild", "en", slot) for slot in (0, 1)} == \
+        {"The child of Ann is Bea.", "Ann has Bea as child."}
+
+
+def test_the_generic_wording_is_chosen_alike_for_a_true_and_a_false_fact(ontology):
+    for n in range(20):
+        true = Fact(f"http://ex/s{n}", DBO + "knownFor", "http://ex/b")
+        false = Fact(f"http://ex/s{n}", DBO + "knownFor", "http://ex/a")
+        for lang in ("en", "de", "fr", "zh"):
+            a = say(true, lang, ontology, seed=5, negated=False, allowed=("day",))
+            b = say(false, lang, ontology, seed=5, negated=False, allowed=("day",))
+            assert a.template == b.template and a.generic
+
+
+# 3. labels that carry their own article
+
+
+@pytest.mark.parametrize("path,label,lang,slot,text", [
+    ("wrong/date/publicationDate/publicationDate_00038.ttl", "Le Facteur", "fr", 0, "Ann est l'auteur du Facteur."),
+    ("wrong/date/publicationDate/publicationDate_00000.ttl", "Les Cavernes d'acier", "fr", 0,
+     "Ann est l'auteur des Cavernes d'acier."),
+    ("wrong/date/publicationDate/publicationDate_00092.ttl", "Der Ewige Krieg", "de", 0,
+     "Ann ist der Autor vom Ewigen Krieg."),
+    ("wrong/date/publicationDate/publicationDate_00092.ttl", "Der Ewige Krieg", "de", 1, "Ann schrieb den Ewigen Krieg."),
+])
+def test_a_title_with_its_own_article_joins_the_preposition(path, label, lang, slot, text):
+    """"l'auteur de Le Facteur", "der Autor von Der Ewige Krieg" before (FactBench's own labels)."""
+    names = model_names(path)
+    book = next(e for (e, code), (n, _) in names.main.items() if code == lang and n == label)
+    names.main[("http://ex/a", lang)] = ("Ann", "kb")
+    assert say_it(Fact("http://ex/a", DBO + "author", book), lang, names, slot).text == text
+
+
+def test_a_french_city_with_its_own_article_keeps_it_capitalised_where_it_is_not_joined():
+    names = Names()
+    names.main[("http://ex/a", "fr")] = ("Ann", "kb")
+    names.main[("http://ex/lm", "fr")] = ("Le Mans", "kb")
+    born = Fact("http://ex/a", DBO + "birthPlace", "http://ex/lm")
+    assert say_it(born, "fr", names, 1).text == "Le lieu de naissance d'Ann est Le Mans."
+    names.genders = {"http://ex/a": "f"}
+    assert say_it(born, "fr", names, 0).text == "Ann est née au Mans."
+    names.main[("http://ex/fr", "fr")] = ("France", "kb")
+    assert say_it(Fact("http://ex/lm", DBO + "country", "http://ex/fr"), "fr", names, 0).text == \
+        "Le Mans se trouve en France."
+
+
+def test_a_german_title_whose_article_could_be_plural_stays_whole():
+    """"Die" is feminine or plural ("Die Smaragdstadt", "Die Ärzte"): declined, it would be wrong half
+    the time, so such a title is said as it is."""
+    names = Names()
+    names.main[("http://ex/a", "de")] = ("Ann", "kb")
+    names.main[("http://ex/oz", "de")] = ("Die Smaragdstadt", "kb")
+    assert say_it(Fact("http://ex/a", DBO + "author", "http://ex/oz"), "de", names, 0).text == \
+        "Ann ist der Autor von Die Smaragdstadt."
+
+
+# 4. English names in German text
+
+
+@pytest.mark.parametrize("line,slot,text", [
+    ("Olga_Levina_(draughts_player)\tbirthPlace\tSoviet_Union", 0,
+     "Olga Levina (draughts player) wurde in der Soviet Union geboren."),
+    ("Stjepan_Mesić\tbirthPlace\tKingdom_of_Yugoslavia", 0, "Stjepan Mesić wurde im Kingdom of Yugoslavia geboren."),
+    ("Zhang_Fakui\tcountry\tRepublic_of_China_(1912–49)", 0, "Zhang Fakui liegt in der Republic of China (1912–49)."),
+    # a country or a city takes none in German either
+    ("Friedrich-Wilhelm_von_Chappuis\tbirthPlace\tSzubin", 0, "Friedrich-Wilhelm von Chappuis wurde in Szubin geboren."),
+])
+def test_an_english_name_in_german_text_takes_the_article_german_needs(line, slot, text):
+    """DBpedia50 has no German labels: its English local names were said without the article German
+    needs ("wurde in Soviet Union geboren")."""
+    (fact,) = dbpedia50(line)
+    assert said(fact, "de", slot) == text
+
+
+# 5. French gender of people
+
+
+GENDERS = """
+    @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+    @prefix foaf: <http://xmlns.com/foaf/0.1/> .
+    @prefix dbo: <http://dbpedia.org/ontology/> .
+    @prefix wdt: <http://www.wikidata.org/prop/direct/> .
+    @prefix wd: <http://www.wikidata.org/entity/> .
+    <http://ex/ann> rdfs:label "Ann"@fr ; foaf:gender "female"@en .
+    <http://ex/bob> rdfs:label "Bob"@fr ; dbo:gender <http://dbpedia.org/resource/Male> .
+    <http://ex/cleo> rdfs:label "Cléo"@fr ; wdt:P21 wd:Q6581072 .
+    <http://ex/dom> rdfs:label "Dom"@fr .
+    <http://ex/paris> rdfs:label "Paris"@fr .
+"""
+
+
+@pytest.mark.parametrize("person,predicate,slot,negated,text", [
+    ("ann", "birthPlace", 0, False, "Ann est née à Paris."),
+    ("ann", "birthPlace", 0, True, "Ann n'est pas née à Paris."),
+    ("bob", "birthPlace", 0, False, "Bob est né à Paris."),
+    ("cleo", "deathPlace", 0, False, "Cléo est morte à Paris."),
+    ("cleo", "spouse", 0, False, "Cléo a été mariée à Bob."),
+    # no gender in the KB: a wording that agrees with none, never a guess from the name
+    ("dom", "birthPlace", 0, False, "Dom a vu le jour à Paris."),
+    ("dom", "birthPlace", 0, True, "Dom n'a pas vu le jour à Paris."),
+    ("dom", "deathPlace", 0, False, "Le décès de Dom a eu lieu à Paris."),
+    ("dom", "spouse", 0, True, "Il n'y a pas eu de mariage entre Dom et Bob."),
+])
+def test_french_participles_agree_with_the_gender_the_kb_gives(tmp_path, person, predicate, slot, negated, text):
+    store = store_from_text(tmp_path, "kb.ttl", GENDERS)
+    people = [f"http://ex/{p}" for p in ("ann", "bob", "cleo", "dom", "paris")]
+    names = kb_names(store, people, ["fr"])
+    fact = Fact(f"http://ex/{person}", DBO + predicate, "http://ex/" + ("bob" if predicate == "spouse" else "paris"))
+    assert say_it(fact, "fr", names, slot, negated).text == text
+
+
+def test_a_template_that_agrees_with_a_gender_needs_neutral_forms_and_kinds_need_templates():
+    from factforge.claims.templates import TemplateFileError, _label_kinds, _templates
+
+    entry = {"id": "born.1", "text": "{s} est {s?né|née} à {o}", "negated": "{s} n'est pas {s?né|née} à {o}"}
+    with pytest.raises(TemplateFileError, match="fr.json: born.1: .* needs a neutral form that does not"):
+        _templates("fr.json", "x", [entry], ("s", "o"))
+    with pytest.raises(TemplateFileError, match="fr.json: born.1: negated_neutral must use the slots and cases"):
+        _templates("fr.json", "x", [dict(entry, neutral="{s} a vu le jour à {o}", negated_neutral="{s} n'a pas vu le jour")],
+                   ("s", "o"))
+    made = _templates("fr.json", "x", [dict(entry, neutral="{s} a vu le jour à {o}",
+                                            negated_neutral="{s} n'a pas vu le jour à {o}")], ("s", "o"))[0]
+    assert made.fill(negated=False, gender="f", s="Ann", o="Paris") == "Ann est née à Paris"
+    assert made.fill(negated=True, s="Dom", o="Paris") == "Dom n'a pas vu le jour à Paris"
+    with pytest.raises(TemplateFileError, match=r"en.json: label kinds \['verb'\] have no generic_kinds entry"):
+        _label_kinds("en.json", {"label_kinds": [["verb", "^(?P<p>.+s)$"]]}, {"noun"})
