@@ -25,6 +25,7 @@ import numpy as np
 
 from .facts import Fact
 from .negatives.base import NegativeContext
+from .negatives.debt_paths import augment
 
 SCAN_FACTOR = 4  # ranked facts read beyond the split's own, per true fact: bounds the work on a big KB
 
@@ -73,6 +74,35 @@ class Room:
             self.add(removed)
             self.remove(added)
 
+    def unpaid(self, objects: Counter, ratio: float) -> Counter:
+        """What stays owed when each chosen fact's subject takes one false object, as many as
+        can be paid (``debt_paths.augment``, a maximum matching with each object taking
+        ``objects[o] * ratio`` subjects): an object's room counts subjects that other objects
+        may need more. On CoDEx's religions, atheism and Catholicism are taken only by the
+        subjects of a few other religions, too few for both."""
+        names = sorted(objects)
+        for o in names:
+            self.of(o)  # screens every chosen subject against o, once
+        spare = {i: int(np.ceil(objects[o] * ratio - 1e-9)) for i, o in enumerate(names)}
+        sources = [(s, o) for s, own in self.own.items() for o, count in own.items() for _ in range(count)]
+        lines = [[i for i, o in enumerate(names) if o not in self.own[s] and self._screens[(s, o)]
+                  and self._type_fits(s, o)] for s, _ in sources]
+        held: dict[int, int] = {}
+
+        def fits(k: int, i: int) -> bool:  # a subject with two chosen facts takes an object once
+            return not any(held.get(j) == i for j in by_subject[sources[k][0]] if j != k)
+
+        by_subject: dict[str, list[int]] = {}
+        for k, (s, _) in enumerate(sources):
+            by_subject.setdefault(s, []).append(k)
+        for k, line in enumerate(lines):  # most spare first: few sources are then left to the trades
+            best = max((i for i in line if spare[i] > 0 and fits(k, i)), key=lambda i: (spare[i], -i), default=None)
+            if best is not None:
+                held[k] = best
+                spare[best] -= 1
+        augment([k for k in range(len(sources)) if k not in held], lines, held, spare, fits, len(sources))
+        return Counter({names[i]: left for i, left in spare.items() if left > 0})
+
     def _type_fits(self, s: str, o: str) -> bool:
         for true_object in self.own[s]:
             if (true_object, o) not in self._typed:
@@ -95,9 +125,12 @@ class Room:
         self._screens.update(zip(((s, o) for s in todo), (~refused).tolist()))
 
 
-def matchable(context: NegativeContext, ranked, n_true: int, n_false: int) -> Matched:
+def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, one_each: bool = False) -> Matched:
     """``n_true`` true facts from ``ranked`` (in ranking order) whose objects the ``n_false`` false
-    facts can match; fewer when the ranking has fewer (``positives.select`` then says so)."""
+    facts can match; fewer when the ranking has fewer (``positives.select`` then says so).
+    ``one_each``: the false side gives each subject one false object per true fact (LCWA's
+    fallback), so an object is over when that leaves it owed (``Room.unpaid``), not only when
+    fewer subjects than it is owed can take it."""
     pool = list(islice(ranked, n_true * (1 + SCAN_FACTOR)))
     chosen, later = pool[:n_true], iter(pool[n_true:])
     if len(chosen) < n_true or n_false <= 0:
@@ -111,7 +144,12 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int) -> Ma
         objects[fact.o] += 1
     rooms = {o: room.of(o) for o in objects}
     swapped = 0
-    while over := [o for o in objects if objects[o] * ratio > rooms[o]]:
+
+    def over_now() -> list[str]:
+        over = [o for o in objects if objects[o] * ratio > rooms[o]]
+        return over or (list(room.unpaid(objects, ratio)) if one_each and ratio <= 1 else [])
+
+    while over := over_now():
         # the last-ranked fact naming an object over its room gives way
         out = max(k for k, f in enumerate(chosen) if f.o in over)
         gone = chosen[out]
@@ -129,5 +167,9 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int) -> Ma
         objects[fact.o] += 1
         objects = +objects
         rooms = {o: room.of(o) for o in objects}
-    unmatched = {o: (round(objects[o] * ratio, 2), rooms[o]) for o in sorted(objects) if objects[o] * ratio > rooms[o]}
-    return Matched(chosen, swapped, unmatched)
+    unmatched = {o: (round(objects[o] * ratio, 2), rooms[o]) for o in objects if objects[o] * ratio > rooms[o]}
+    if one_each and ratio <= 1:  # what a subject per false fact leaves owed: its room is what gets paid
+        for o, left in room.unpaid(objects, ratio).items():
+            if left > 1:  # one short is what rounding an object's share of the false facts leaves
+                unmatched.setdefault(o, (round(objects[o] * ratio, 2), int(np.ceil(objects[o] * ratio - 1e-9)) - left))
+    return Matched(chosen, swapped, dict(sorted(unmatched.items())))

@@ -179,7 +179,10 @@ def _candidates(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: in
     gives away (matched, the most popular birthPlace facts no longer showed their degree shortcut)."""
     if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0 \
             and spec.popularity == "random":
-        matching[split] = object_room.matchable(context, ranked, n_true, n_false)
+        paired = bool(SAMPLERS[spec.ambiguous].pairing_sides)
+        if paired:  # LCWA's pairs stay first, matched as far as they go
+            ranked = _paired(context, spec, ranked, n_true, n_false, n_true * (1 + object_room.SCAN_FACTOR))
+        matching[split] = object_room.matchable(context, ranked, n_true, n_false, one_each=paired)
         return matching[split].facts
     return _paired(context, spec, ranked, n_true, n_false, wanted)
 

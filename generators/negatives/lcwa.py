@@ -22,7 +22,9 @@ the walk-made one). Objects owed to the set come first (``ObjectBalance``), each
 one the subjects still to come can least pay (an object can only go to subjects that lack it);
 then the others in an order weighted by how often p has them as object: drawn evenly from the
 distinct objects, a false object would mostly be a rare one, and popularity alone would tell it
-from a true one.
+from a true one. The scenario picks its true facts so that one false fact per subject can pay
+every object's debt (``object_room.matchable``'s ``one_each``), and a source the owed round
+leaves without an object gets one by trades with the others (``debt_paths``).
 
 The scenario pairs true and false facts: at c < 1 its first true facts are ones whose subject
 gives an object-side false fact (``productive``; see ``generators.scenario._paired``), so that a
@@ -48,6 +50,7 @@ from factforge.sparql.terms import compact
 from ..facts import Fact, Negative
 from .base import (NegativeContext, NegativeSampler, ObjectBalance, any_acceptable, fallback_section,
                    first_acceptable, round_robin)
+from .debt_paths import augment
 from .nearness import runs
 from .plausibility import reach_of, walk_reach
 
@@ -64,6 +67,7 @@ class LocalClosedWorld(NegativeSampler):
     ambiguous = True
     advice = "raise transparency, lower size, lower type_overlap, or use ambiguous=random_walk"
     pairing_sides = ("object",)  # p(s, o') keeps the subject of a true p(s, o)
+    matched_objects = True  # the range fallback re-pairs a subject with an object of its choice
     query = "negatives_lcwa"
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, o: str) -> Negative:
@@ -118,6 +122,12 @@ class LocalClosedWorld(NegativeSampler):
             reaches.append(reach_of(walk_reach(index, context.kb.node(source.s), p, context.kb.node(source.o)),
                                     nodes[fits[-1]]))
         made = self._pay_owed(context, sources, objects, fits, reaches, balance.owed, n, rng)
+        # Every subject its first false fact before any takes a second, the object least over its
+        # debt where only paid ones are left: a subject left out here would occur once, as a true
+        # fact, while the rounds below gave others two or three (P140 on CoDEx, where the few
+        # religions of a kind were soon paid), and how often a subject occurs told the label.
+        made += self._pay_owed(context, sources, objects, fits, reaches, balance.owed, n - len(made), rng,
+                               overpay=True)
         for negative in made:
             balance.took(negative)
         orders = []
@@ -150,7 +160,7 @@ class LocalClosedWorld(NegativeSampler):
         return made
 
     def _pay_owed(self, context: NegativeContext, sources: list[Fact], objects: list[str], fits: list[np.ndarray],
-                  reaches: list[np.ndarray], owed: Counter, n: int, rng) -> list[Negative]:
+                  reaches: list[np.ndarray], owed: Counter, n: int, rng, overpay: bool = False) -> list[Negative]:
         """False facts with the objects owed to the set, one round: each source (least-used subject
         first) takes the acceptable owed object with the most owed per source still to come that
         could take it, times the square root of how often walks from the source's subject end
@@ -164,38 +174,81 @@ class LocalClosedWorld(NegativeSampler):
         states) got two to four times theirs; the object column and type baselines told the
         labels. Taken by reach alone, the most reached objects went to most subjects, with the
         same effect; with the root, reach decides between objects about as short of takers (with
-        reach itself, P1412's type baseline went above 0.6 at seed 0)."""
+        reach itself, P1412's type baseline went above 0.6 at seed 0).
+
+        ``overpay``: only the sources whose subject has no false fact yet, each taking any
+        acceptable object, the most owed (least overpaid) first, then the most reached."""
         at = {o: i for i, o in enumerate(objects)}
         owed = np.array([owed[o] for o in objects], dtype=np.float64)
         tie = rng.permutation(len(objects))
         visit = rng.permutation(len(sources))
         # a source's candidates: owed objects other than its own (which the KB already holds)
-        keep = [(owed[fit] > 0) & (fit != at.get(source.o, -1)) for source, fit in zip(sources, fits)]
+        keep = [((owed[fit] > 0) | overpay) & (fit != at.get(source.o, -1)) for source, fit in zip(sources, fits)]
         lines = [fit[k] for fit, k in zip(fits, keep)]
         reached = [reach[k] for reach, k in zip(reaches, keep)]
         turn = sorted(range(len(sources)), key=lambda k: (context.ledger.subject_uses[sources[k].s], visit[k]))
+        if overpay:
+            turn = [k for k in turn if not context.ledger.subject_uses[sources[k].s]]
         able = np.zeros(len(objects), dtype=np.float64)  # sources still to come, per object
         for k in turn:
             np.add.at(able, lines[k], 1)
-        made: list[Negative] = []
+        held: dict[int, int] = {}  # source -> the object it takes
+        taken: set[tuple[str, int]] = set()  # (subject, object): a subject with two sources takes an object once
         for k in turn:
-            if len(made) >= n:
+            if len(held) >= n:
                 break
-            left = owed[lines[k]] > 0
+            left = (owed[lines[k]] > 0) | overpay
             line = lines[k][left]
             reach = reached[k][left]
-            # unreached objects keep a small weight, so that owing still orders them
-            weight = np.sqrt(reach + reach[reach > 0].min(initial=1.0) * 1e-3)
-            line = line[np.lexsort((tie[line], -owed[line] / able[line] * weight))]
+            if overpay:
+                line = line[np.lexsort((tie[line], -reach, -owed[line]))]
+            else:
+                # unreached objects keep a small weight, so that owing still orders them
+                weight = np.sqrt(reach + reach[reach > 0].min(initial=1.0) * 1e-3)
+                line = line[np.lexsort((tie[line], -owed[line] / able[line] * weight))]
             able[lines[k]] -= 1
-            fact = first_acceptable(context, sources[k].s, (objects[i] for i in line.tolist()))
+            s = sources[k].s
+            fact = first_acceptable(context, s, (objects[i] for i in line.tolist() if (s, i) not in taken))
             if fact is None:
                 continue
-            negative = self._fallback_negative(context, sources[k], fact.o)
-            context.ledger.take(negative)
-            owed[at[fact.o]] -= 1
-            made.append(negative)
+            held[k] = at[fact.o]
+            taken.add((s, held[k]))
+            owed[held[k]] -= 1
+        if not overpay and len(held) < n:
+            held = self._trade(context, sources, objects, lines, turn, held, owed, n)
+        made = []
+        for k in turn:
+            if k in held:
+                negative = self._fallback_negative(context, sources[k], objects[held[k]])
+                context.ledger.take(negative)
+                made.append(negative)
         return made
+
+    def _trade(self, context: NegativeContext, sources: list[Fact], objects: list[str], lines: list[np.ndarray],
+               turn: list[int], held: dict[int, int], owed: np.ndarray, n: int) -> dict[int, int]:
+        """``held`` with the sources the round left without an owed object given one by trades
+        (``debt_paths``); ``owed`` is paid for them."""
+        spare = {int(i): int(np.ceil(owed[i])) for i in np.flatnonzero(owed > 0).tolist()}
+        known: dict[tuple[int, int], bool] = {}
+
+        def fits(k: int, i: int) -> bool:
+            s = sources[k].s
+            if any(held.get(j) == i for j in same[s] if j != k):
+                return False
+            if (k, i) not in known:
+                known[(k, i)] = context.acceptable(Fact(s, context.predicate, objects[i]))
+            return known[(k, i)]
+
+        same: dict[str, list[int]] = {}
+        for k in turn:
+            same.setdefault(sources[k].s, []).append(k)
+        before = dict(held)
+        left_over = [k for k in turn if k not in held]
+        held = augment(left_over, [line[:RANGE_CHUNK].tolist() for line in lines], held, spare, fits, n - len(held))
+        for k, i in held.items():
+            if k not in before:
+                owed[i] -= 1
+        return held
 
     @classmethod
     def summarize(cls, negatives, spec, kinds, left_out) -> dict | None:
