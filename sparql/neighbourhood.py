@@ -35,7 +35,7 @@ from pyoxigraph import Literal, NamedNode
 from .adjacency import Adjacency
 from .cache import StatsCache
 from .fetched_links import FetchedLinks
-from .link_slices import plan
+from .link_slices import pack, plan
 from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
 from .terms import iri, is_schema_predicate
@@ -43,10 +43,9 @@ from .terms import iri, is_schema_predicate
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
 ROW_CAP = 10_000
-# Links past which an entity is a hub: a lookup of one predicate's links of it in one direction (a
-# run) fetches that run, not the hub, and a walk through a longer run fetches only the link it drew.
-# Below it, an entity is fetched whole in a VALUES batch: a query per run would cost more queries
-# than its rows.
+# A run (one predicate's links of an entity in one direction) longer than this is not fetched for a
+# walk through it: only the link the walk drew is (one query a draw, so a short run, which a batch of
+# runs reads at once, costs fewer queries whole).
 HUB_LINKS = 1_000
 
 
@@ -309,34 +308,45 @@ class NeighbourhoodReader:
     def fetch(self, index: Neighbourhood) -> int:
         """What ``index`` found missing; how many entities, runs and picks were fetched or counted.
 
-        A run or pick of an entity below ``HUB_LINKS`` fetches the entity whole, with the others in
-        VALUES batches; of a hub, the run (in slices), or for a walk through a run longer than
-        ``HUB_LINKS`` the one link it drew (``pick``)."""
+        A run a lookup read is fetched alone, in VALUES batches of runs (``fetch_runs``); a walk's
+        draw from a run of at most ``HUB_LINKS`` fetches that run too, from a longer one only the
+        link it drew (``pick``)."""
         picks: dict[tuple[str, str, str], set] = {}
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
-        parts = set(index.missing_runs) | set(picks)
-        uncounted = sorted({e for e, _, _ in parts} - self.complete - set(self.sizes))
+        uncounted = sorted({e for e, _, _ in picks} - self.complete - set(self.sizes))
         self._count_links(uncounted)
-        small = {e for e, _, _ in parts if e not in self.complete and self._links(e) <= HUB_LINKS}
-        done = len(uncounted) + self.fetch_links(set(index.missing) | small)
-        done += self.fetch_degrees(index.missing_degrees)
-        for part in sorted(parts):
-            entity, side, predicate = part
-            if entity in self.complete or part in self.runs:
+        done = len(uncounted) + self.fetch_links(index.missing) + self.fetch_degrees(index.missing_degrees)
+        runs, drawn = set(index.missing_runs), []
+        for part, ks in picks.items():
+            if part[0] in self.complete or part in self.runs:
                 continue
-            size = self.sizes[entity].get((side, predicate), 0)
-            drawn = sorted(k for k in picks.get(part, ()) if k is not None and part + (k,) not in self.picked)
-            if part in index.missing_runs or size <= HUB_LINKS:
-                self._fetch_slices(entity, side, predicate, size)
-                self.runs.add(part)
-                done += 1
-            for k in drawn if part not in self.runs else ():
-                done += self.pick(entity, side, predicate, k)
+            if self.sizes[part[0]].get(part[1:], 0) <= HUB_LINKS:
+                runs.add(part)
+            else:
+                drawn += [part + (k,) for k in ks if k is not None and part + (k,) not in self.picked]
+        done += self.fetch_runs(runs)
+        for pick in sorted(drawn):
+            done += self.pick(*pick)
         return done
 
-    def _links(self, entity: str) -> int:
-        return sum(self.sizes[entity].values())
+    def fetch_runs(self, runs) -> int:
+        """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
+        of runs a query, their links adding up to at most ``ROW_CAP``, a longer run in slices."""
+        todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs)
+        self._count_links(sorted({e for e, _, _ in todo} - set(self.sizes)))
+        for side in ("in", "out"):
+            mine = [(e, q) for e, s, q in todo if s == side and q in self.pindex]
+            for query in pack(mine, lambda run: self.sizes[run[0]].get((side, run[1]), 0), ROW_CAP, BATCH):
+                if not isinstance(query, list):
+                    self._fetch_slices(query[0], side, query[1], 0)
+                    continue
+                for row in self.store.select(f"entity_{side}_runs", runs=[(NamedNode(e), NamedNode(q)) for e, q in query]):
+                    self.rows += 1
+                    e, pid, other = row["e"].value, self.pindex[row["q"].value], row["x"].value
+                    self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
+        self.runs.update(todo)
+        return len(todo)
 
     def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
         """The k-th node (in IRI order) of one predicate's links of a hub in one direction, alone:
