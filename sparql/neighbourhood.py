@@ -43,9 +43,10 @@ from .terms import iri, is_schema_predicate
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
 ROW_CAP = 10_000
-# A run (one predicate's links of an entity in one direction) longer than this is not fetched for a
-# walk through it: only the link the walk drew is (one query a draw, so a short run, which a batch of
-# runs reads at once, costs fewer queries whole).
+# An entity with more links is a hub: a lookup of one predicate's links of it in one direction (a
+# run) fetches that run, not the hub, and a walk through a run longer than this fetches only the
+# link it drew (a query a draw: a shorter run costs fewer queries whole). A smaller entity is
+# fetched whole: fetched a run at a time, the other lookups of it each cost a round more.
 HUB_LINKS = 1_000
 
 
@@ -308,16 +309,21 @@ class NeighbourhoodReader:
     def fetch(self, index: Neighbourhood) -> int:
         """What ``index`` found missing; how many entities, runs and picks were fetched or counted.
 
-        A run a lookup read is fetched alone, in VALUES batches of runs (``fetch_runs``); a walk's
-        draw from a run of at most ``HUB_LINKS`` fetches that run too, from a longer one only the
-        link it drew (``pick``)."""
+        A run a lookup read of a hub (an entity with more than ``HUB_LINKS`` links) is fetched
+        alone, in VALUES batches of runs (``fetch_runs``); a walk's draw from a hub's run of at most
+        ``HUB_LINKS`` fetches that run too, from a longer one only the link it drew (``pick``)."""
         picks: dict[tuple[str, str, str], set] = {}
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
-        uncounted = sorted({e for e, _, _ in picks} - self.complete - set(self.sizes))
+        parts = set(index.missing_runs) | set(picks)
+        uncounted = sorted({e for e, _, _ in parts} - self.complete - set(self.sizes))
         self._count_links(uncounted)
-        done = len(uncounted) + self.fetch_links(index.missing) + self.fetch_degrees(index.missing_degrees)
-        runs, drawn = set(index.missing_runs), []
+        # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
+        # walks) would otherwise each cost a round more
+        small = {e for e, _, _ in parts if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
+        done = len(uncounted) + self.fetch_links(set(index.missing) | small)
+        done += self.fetch_degrees(index.missing_degrees)
+        runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
         for part, ks in picks.items():
             if part[0] in self.complete or part in self.runs:
                 continue
