@@ -20,7 +20,11 @@ A scenario reads:
 order as in the whole index, and predicates are the whole KB's, so every choice that depends on
 an order (sorted neighbours, a seeded pick among them) comes out the same. Each lookup that reads
 an entity's links first checks that they were fetched whole; when not, the entity is noted as
-``missing`` and the lookup answers from what is there. ``generators.neighbourhood`` generates,
+``missing`` and the lookup answers from what is there. A lookup of one predicate's links of a node
+in one direction (a run: a walk step, ``follow``) needs only that run (``missing_runs``); a walk's
+seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
+the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
+a country reads a link of it, not its hundreds of thousands. ``generators.neighbourhood`` generates,
 fetches what was missing, and generates again until a run misses nothing: that run read only
 whole neighbourhoods, so it made what the whole index makes.
 """
