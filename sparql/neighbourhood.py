@@ -351,7 +351,8 @@ class NeighbourhoodReader:
                 if not isinstance(query, list):
                     self._fetch_slices(query[0], side, query[1], 0)
                     continue
-                for row in self.store.select(f"entity_{side}_runs", runs=[(NamedNode(e), NamedNode(q)) for e, q in query]):
+                listed = [(NamedNode(e), NamedNode(q)) for e, q in query]
+                for row in self.store.select(f"entity_{side}_runs", runs=listed):
                     self.rows += 1
                     e, pid, other = row["e"].value, self.pindex[row["q"].value], row["x"].value
                     self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
