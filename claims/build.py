@@ -100,10 +100,10 @@ def _made_around(store: Store, source: ScenarioFiles, options: Options, items: l
         try:
             made = _made(store, source, options, items, index)
         except Exception:
-            if not index.missing:
+            if not index.lacks_links:
                 raise
             made = None  # a run short of links may fail for that alone
-        if not index.missing:
+        if not index.lacks_links:
             return made
         reader.fetch(index)
 

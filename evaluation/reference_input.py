@@ -42,7 +42,7 @@ def reference_around(files, store: Store, reads: tuple[int, int]) -> Reference:
     while True:
         index = reader.index()
         reference = scenario_reference(files, store, index) if scenario else Reference(index, store=store)
-        if not index.missing:
+        if not index.lacks_links:
             return reference
         reader.fetch(index)
 

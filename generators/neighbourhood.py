@@ -38,10 +38,10 @@ def generate_around(store, spec: ScenarioSpec, generate):
         try:
             scenario = generate(index)
         except Exception:
-            if not (index.missing or index.missing_degrees):
+            if not (index.lacks_links or index.missing_degrees):
                 raise  # it read only what it had: a real error
             scenario = None
-        if scenario is not None and not (index.missing or index.missing_degrees):
+        if scenario is not None and not (index.lacks_links or index.missing_degrees):
             break
         if not reader.fetch(index):
             raise RuntimeError("neighbourhood generation lacked links it had already fetched")  # a bug

@@ -204,6 +204,19 @@ class Adjacency:
             hi[view] = np.searchsorted(codes, first[view] + n, "left")
         return lo, hi
 
+    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+        """One step of seeded random walks from ``nodes`` by signed ``steps``: which rows can go (they
+        have such a link), and for those the node each drew, uniformly among its run in id order."""
+        lo, hi = self.follow_many(nodes, steps)
+        alive = hi > lo
+        at = lo[alive] + rng.integers(0, (hi - lo)[alive])
+        return alive, self.at_runs(at, steps[alive] > 0)
+
+    def at_runs(self, at: np.ndarray, forward: np.ndarray) -> np.ndarray:
+        """The nodes at places ``at`` of runs ``follow_many`` found: in ``dst`` for a forward step,
+        in ``in_src`` for an inverse one."""
+        return np.where(forward, self.dst[np.where(forward, at, 0)], self.in_src[np.where(forward, 0, at)])
+
     @cached_property
     def link_subjects(self) -> np.ndarray:
         """By predicate id: how many distinct subjects its links have."""

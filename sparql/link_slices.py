@@ -10,7 +10,7 @@ a predicate with more in slices of the cap, in a fixed order.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 Sizes = dict[tuple[str, str], int]  # (direction "in" or "out", predicate IRI) -> distinct links
 
@@ -19,17 +19,27 @@ def plan(entities: list[str], sizes: dict[str, Sizes], cap: int, batch: int) -> 
     """The queries that read every link of ``entities``, in their order: a list of entities for one
     ``entity_links`` batch (at most ``batch`` of them, at most ``cap`` links in all), or
     (entity, direction, predicate, links) for one predicate's links of a hub."""
-    group: list[str] = []
+    for group in pack(entities, lambda entity: sum(sizes[entity].values()), cap, batch):
+        if isinstance(group, list):
+            yield group
+        else:
+            yield from ((group, side, predicate, n) for (side, predicate), n in sorted(sizes[group].items()))
+
+
+def pack(items: list, size: Callable[[object], int], cap: int, batch: int) -> Iterator:
+    """``items`` in their order, packed into lists of at most ``batch`` items whose sizes add up to
+    at most ``cap``; an item larger than ``cap`` on its own (not in a list), for its caller to split."""
+    group: list = []
     total = 0
-    for entity in entities:
-        links = sum(sizes[entity].values())
-        if links > cap:
-            yield from ((entity, side, predicate, n) for (side, predicate), n in sorted(sizes[entity].items()))
+    for item in items:
+        n = size(item)
+        if n > cap:
+            yield item
             continue
-        if group and (total + links > cap or len(group) >= batch):
+        if group and (total + n > cap or len(group) >= batch):
             yield group
             group, total = [], 0
-        group.append(entity)
-        total += links
+        group.append(item)
+        total += n
     if group:
         yield group

@@ -20,7 +20,11 @@ A scenario reads:
 order as in the whole index, and predicates are the whole KB's, so every choice that depends on
 an order (sorted neighbours, a seeded pick among them) comes out the same. Each lookup that reads
 an entity's links first checks that they were fetched whole; when not, the entity is noted as
-``missing`` and the lookup answers from what is there. ``generators.neighbourhood`` generates,
+``missing`` and the lookup answers from what is there. A lookup of one predicate's links of a node
+in one direction (a run: a walk step, ``follow``) needs only that run (``missing_runs``); a walk's
+seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
+the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
+a country reads a link of it, not its hundreds of thousands. ``generators.neighbourhood`` generates,
 fetches what was missing, and generates again until a run misses nothing: that run read only
 whole neighbourhoods, so it made what the whole index makes.
 """
@@ -35,7 +39,7 @@ from pyoxigraph import Literal, NamedNode
 from .adjacency import Adjacency
 from .cache import StatsCache
 from .fetched_links import FetchedLinks
-from .link_slices import plan
+from .link_slices import pack, plan
 from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
 from .terms import iri, is_schema_predicate
@@ -43,6 +47,11 @@ from .terms import iri, is_schema_predicate
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
 ROW_CAP = 10_000
+# An entity with more links is a hub: a lookup of one predicate's links of it in one direction (a
+# run) fetches that run, not the hub, and a walk through a run longer than this fetches only the
+# link it drew (a query a draw: a shorter run costs fewer queries whole). A smaller entity is
+# fetched whole: fetched a run at a time, the other lookups of it each cost a round more.
+HUB_LINKS = 1_000
 
 
 @dataclass
@@ -54,8 +63,18 @@ class Neighbourhood(Adjacency):
     known_degree: np.ndarray | None = None  # by entity id: its degree G counted in the store, or -1
     own_predicate: int = -1  # the scenario's predicate, every link of which is here
     reverse_counter: object = None  # predicate -> {predicate IRI: count}, asked of the store
+    runs_whole: frozenset = frozenset()  # (node, signed step): every link of that run was fetched
+    run_sizes: dict | None = None  # entity -> {(side, predicate IRI): links}, counted in the store
+    picks: dict = field(default_factory=dict)  # (node, signed step, k) -> the run's k-th node
     missing: set = field(default_factory=set)  # entities whose links a lookup lacked
     missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
+    missing_runs: set = field(default_factory=set)  # (entity, side, predicate IRI) a lookup lacked
+    missing_picks: set = field(default_factory=set)  # (entity, side, predicate IRI, k) a walk lacked
+
+    @property
+    def lacks_links(self) -> bool:
+        """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
+        return bool(self.missing or self.missing_runs or self.missing_picks)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -64,6 +83,29 @@ class Neighbourhood(Adjacency):
         lacking = nodes[~self.complete[nodes]]
         if lacking.size:
             self.missing.update(self.entities[i] for i in np.unique(lacking).tolist())
+
+    def _run_whole(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """Per (node, signed step) row: were all the links of that run fetched?"""
+        whole = self.complete[nodes] | (np.abs(steps) - 1 == self.own_predicate)
+        for i in np.flatnonzero(~whole).tolist():
+            whole[i] = (int(nodes[i]), int(steps[i])) in self.runs_whole
+        return whole
+
+    def _need_runs(self, nodes, steps) -> None:
+        """A lookup reads these runs (one predicate's links of a node in one direction): only they
+        must be whole, not every link of a hub."""
+        nodes, steps = np.asarray(nodes, dtype=np.int64).ravel(), np.asarray(steps, dtype=np.int64).ravel()
+        for i in np.flatnonzero(~self._run_whole(nodes, steps)).tolist():
+            self.missing_runs.add((self.entities[nodes[i]], *self.side(int(steps[i]))))
+
+    def side(self, step: int) -> tuple[str, str]:
+        """A signed step as the reader names a run: (direction, predicate IRI)."""
+        return "out" if step > 0 else "in", self.predicates[abs(step) - 1]
+
+    def _run_size(self, node: int, step: int) -> int | None:
+        """How many links the run has in the KB, counted in the store; None: not counted yet."""
+        sizes = (self.run_sizes or {}).get(self.entities[node])
+        return None if sizes is None else sizes.get(self.side(step), 0)
 
     def _need_either(self, a: int | None, b: int | None) -> None:
         """A link between a and b is among the links of either one: one of them must be whole."""
@@ -86,13 +128,42 @@ class Neighbourhood(Adjacency):
         return super().inbound(node)
 
     def follow(self, node: int, step: int) -> np.ndarray:
-        if abs(step) - 1 != self.own_predicate:
-            self.need([node])
+        self._need_runs([node], [step])
         return super().follow(node, step)
 
     def follow_many(self, nodes: np.ndarray, steps: np.ndarray):
-        self.need(nodes[np.abs(steps) - 1 != self.own_predicate])
+        self._need_runs(nodes, steps)
         return super().follow_many(nodes, steps)
+
+    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+        """As over the whole index, without a hub's run: its length counted in the store, and the
+        one node drawn fetched alone (``picks``), so a walk through a hub reads a link, not the hub."""
+        whole = self._run_whole(nodes, steps)
+        counts = np.zeros(nodes.size, dtype=np.int64)
+        lo = np.zeros(nodes.size, dtype=np.int64)
+        if whole.any():
+            lo[whole], hi = Adjacency.follow_many(self, nodes[whole], steps[whole])
+            counts[whole] = hi - lo[whole]
+        counted = whole.copy()
+        for i in np.flatnonzero(~whole).tolist():
+            size = self._run_size(int(nodes[i]), int(steps[i]))
+            if size is None:  # answered from what is here until counted (k None: count it)
+                self.missing_picks.add((self.entities[nodes[i]], *self.side(int(steps[i])), None))
+                counts[i] = Adjacency.follow(self, int(nodes[i]), int(steps[i])).size
+            else:
+                counts[i], counted[i] = size, True
+        alive = counts > 0
+        k = rng.integers(0, counts[alive])
+        reached = nodes[alive].copy()  # a node not fetched yet stays where it is: this round is dropped
+        whole, counted, lo, picked = whole[alive], counted[alive], lo[alive], steps[alive]
+        reached[whole] = self.at_runs(lo[whole] + k[whole], picked[whole] > 0)
+        for i in np.flatnonzero(~whole & counted).tolist():
+            key = (int(reached[i]), int(picked[i]), int(k[i]))
+            if key in self.picks:
+                reached[i] = self.picks[key]
+            else:
+                self.missing_picks.add((self.entities[key[0]], *self.side(key[1]), key[2]))
+        return alive, reached
 
     def has_link(self, s: str, p: str, o: str) -> bool:
         if self.pindex.get(p) != self.own_predicate:
@@ -111,8 +182,7 @@ class Neighbourhood(Adjacency):
         return bool(self.complete[node]) if node is not None else entity in self.absent
 
     def out_run(self, node: int, pred: int) -> tuple[int, int]:
-        if pred != self.own_predicate:
-            self.need([node])
+        self._need_runs([node], [pred + 1])
         return super().out_run(node, pred)
 
     def links_between(self, a: str, b: str) -> list[tuple[str, str, str]]:
@@ -152,6 +222,8 @@ class NeighbourhoodReader:
         self.rows = 0  # rows of the neighbourhood queries (facts, links, degrees)
         self.links = FetchedLinks(len(self.predicates))
         self.complete: set[str] = set()
+        self.runs: set[tuple[str, str, str]] = set()  # (entity, side, predicate IRI) fetched whole
+        self.picked: dict[tuple[str, str, str, int], str] = {}  # (entity, side, predicate, k) -> k-th node
         self.degrees: dict[str, int] = {}
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self._reverse: dict[str, dict[str, int]] = {}
@@ -171,6 +243,10 @@ class NeighbourhoodReader:
                 self.links.add(names[s], pids[p], names[o])
         self.complete.update(names[i] for i in np.flatnonzero(index.complete).tolist())
         self.complete.update(index.absent)
+        self.runs.update((names[node], *index.side(step)) for node, step in index.runs_whole)
+        self.picked.update(((names[node], *index.side(step), k), names[other])
+                           for (node, step, k), other in index.picks.items())
+        self.sizes.update(index.run_sizes or {})
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
@@ -235,8 +311,69 @@ class NeighbourhoodReader:
             self.sizes.update(found)
 
     def fetch(self, index: Neighbourhood) -> int:
-        """What ``index`` found missing; how many entities were fetched."""
-        return self.fetch_links(index.missing) + self.fetch_degrees(index.missing_degrees)
+        """What ``index`` found missing; how many entities, runs and picks were fetched or counted.
+
+        A run a lookup read of a hub (an entity with more than ``HUB_LINKS`` links) is fetched
+        alone, in VALUES batches of runs (``fetch_runs``); a walk's draw from a hub's run of at most
+        ``HUB_LINKS`` fetches that run too, from a longer one only the link it drew (``pick``)."""
+        picks: dict[tuple[str, str, str], set] = {}
+        for entity, side, predicate, k in index.missing_picks:
+            picks.setdefault((entity, side, predicate), set()).add(k)
+        parts = set(index.missing_runs) | set(picks)
+        uncounted = sorted({e for e, _, _ in parts} - self.complete - set(self.sizes))
+        self._count_links(uncounted)
+        # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
+        # walks) would otherwise each cost a round more
+        small = {e for e, _, _ in parts if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
+        done = len(uncounted) + self.fetch_links(set(index.missing) | small)
+        done += self.fetch_degrees(index.missing_degrees)
+        runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
+        for part, ks in picks.items():
+            if part[0] in self.complete or part in self.runs:
+                continue
+            if self.sizes[part[0]].get(part[1:], 0) <= HUB_LINKS:
+                runs.add(part)
+            else:
+                drawn += [part + (k,) for k in ks if k is not None and part + (k,) not in self.picked]
+        done += self.fetch_runs(runs)
+        for pick in sorted(drawn):
+            done += self.pick(*pick)
+        return done
+
+    def fetch_runs(self, runs) -> int:
+        """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
+        of runs a query, their links adding up to at most ``ROW_CAP``, a longer run in slices."""
+        todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs)
+        self._count_links(sorted({e for e, _, _ in todo} - set(self.sizes)))
+        for side in ("in", "out"):
+            mine = [(e, q) for e, s, q in todo if s == side and q in self.pindex]
+            for query in pack(mine, lambda run: self.sizes[run[0]].get((side, run[1]), 0), ROW_CAP, BATCH):
+                if not isinstance(query, list):
+                    self._fetch_slices(query[0], side, query[1], 0)
+                    continue
+                listed = [(NamedNode(e), NamedNode(q)) for e, q in query]
+                for row in self.store.select(f"entity_{side}_runs", runs=listed):
+                    self.rows += 1
+                    e, pid, other = row["e"].value, self.pindex[row["q"].value], row["x"].value
+                    self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
+        self.runs.update(todo)
+        return len(todo)
+
+    def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
+        """The k-th node (in IRI order) of one predicate's links of a hub in one direction, alone:
+        what a walk drew there. 1 when found; when the run ended before k (the KB changed since
+        it was counted), the run is read whole instead."""
+        pid = self.pindex[predicate]
+        for row in self.store.select(f"entity_{side}_links", entity=NamedNode(entity),
+                                     predicate=NamedNode(predicate), limit=1, offset=k):
+            self.rows += 1
+            other = row["x"].value
+            self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
+            self.picked[(entity, side, predicate, k)] = other
+            return 1
+        self._fetch_slices(entity, side, predicate, self.sizes[entity].get((side, predicate), 0))
+        self.runs.add((entity, side, predicate))
+        return 1
 
     def reverse_counts(self, predicate: str) -> dict[str, int]:
         if predicate not in self._reverse:
@@ -279,10 +416,16 @@ class NeighbourhoodReader:
         for e, n in self.degrees.items():
             if e in ids:
                 known[place[ids[e]]] = n
+        node = lambda e: int(place[ids[e]])  # noqa: E731
+        step = lambda side, q: (1 if side == "out" else -1) * (self.pindex[q] + 1)  # noqa: E731
         index = Neighbourhood(entities, self.predicates, src, pred, dst, complete=complete,
                               absent=frozenset(e for e in self.complete if e not in ids), known_degree=known,
                               own_predicate=self.pindex.get(self.predicate, -1),
-                              reverse_counter=self.reverse_counts)
+                              reverse_counter=self.reverse_counts,
+                              runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
+                              run_sizes=self.sizes,
+                              picks={(node(e), step(side, q), k): node(other)
+                                     for (e, side, q, k), other in self.picked.items()})
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
 

@@ -51,6 +51,8 @@ def params_for(template, store):
         elif name in ("limit", "offset"):
             # London has more in-links: a slice past the first; Adam Buxton one birthplace
             values[name] = 5 if name == "limit" or template.name == "entity_in_links" else 0
+        elif name == "runs":  # London's birthPlace in-links; Adam Buxton's birthplace
+            values[name] = [(iri("dbr:London" if template.name == "entity_in_runs" else "dbr:Adam_Buxton"), BIRTH_PLACE)]
         elif name == "facts":
             values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
                             (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]

@@ -4,7 +4,7 @@ triples one VALUES batch holding a country returned more rows than Virtuoso give
 state's ``dbo:country``, is such a hub; the scenario is still the embedded store's, byte for byte."""
 from __future__ import annotations
 
-from conftest import SparqlProxy, served_demo_kb
+from conftest import OxigraphServer, SparqlProxy, served_demo_kb, store_from_text
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
 
 from factforge.generators.scenario import generate
@@ -13,6 +13,7 @@ from factforge.sparql import neighbourhood
 from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.store import open_store
 from factforge.sparql.templates import load, names
+from factforge.sparql.terms import RDF_TYPE
 
 CAP = 40
 HUB = "http://dbpedia.org/resource/United_States"
@@ -50,3 +51,44 @@ def test_a_hub_with_more_links_than_the_row_cap_comes_in_answers_below_it(tmp_pa
 
 def _link_answers(proxy: SparqlProxy) -> list[int]:
     return [rows for query, rows in proxy.answers if any(words in query for words in LINK_QUERIES)]
+
+
+# A country every city is in and every person is a national of; people are born in cities. The
+# paths from a person to their birthplace run through the country (nationality, ^country), so every
+# walk steps into the country's in-links.
+EX = "http://example.org/"
+CITIES, PEOPLE = 150, 200
+WALKED_KB = "".join(
+    [f"<{EX}City{i}> <{EX}country> <{EX}Country> .\n<{EX}City{i}> <{RDF_TYPE.value}> <{EX}City> .\n"
+     for i in range(CITIES)]
+    + [f"<{EX}Person{j}> <{EX}birthPlace> <{EX}City{j * 7 % CITIES}> .\n<{EX}Person{j}> <{EX}nationality> "
+       f"<{EX}Country> .\n<{EX}Person{j}> <{RDF_TYPE.value}> <{EX}Person> .\n" for j in range(PEOPLE)]
+    + [f"<{EX}Country> <{RDF_TYPE.value}> <{EX}Country> .\n"])
+WALK = dict(predicate=f"{EX}birthPlace", size=40, transparency=0.0, ambiguous="random_walk", max_path_length=2,
+            train_size=10, seed=4)
+
+
+def test_walks_through_a_hub_read_the_links_they_draw_not_the_hub(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: the hub's in-links (350) are far over the lowered hub size; a scenario whose walks all
+    step through it reads its run's size and the links drawn, and is still the embedded one."""
+    monkeypatch.setattr(neighbourhood, "ROW_CAP", CAP, raising=False)
+    monkeypatch.setattr(neighbourhood, "HUB_LINKS", 20, raising=False)
+    kb = tmp_path / "walked.nt"
+    kb.write_text(WALKED_KB)
+    local = store_from_text(tmp_path, "local.nt", WALKED_KB)
+    (tmp_path / "server").mkdir()
+    server = OxigraphServer(tmp_path / "server", [(kb, None)])
+    proxy = SparqlProxy(server.query_url)
+    try:
+        here = written(generate(local, ScenarioSpec.from_dict(WALK)), tmp_path / "here", local)
+        endpoint = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        scenario = generate(endpoint, ScenarioSpec.from_dict(WALK))
+        there = written(scenario, tmp_path / "there", endpoint)
+    finally:
+        proxy.close()
+        server.stop()
+    assert here == there
+    assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through it
+    hub_rows = sum(rows for query, rows in proxy.answers
+                   if any(words in query for words in LINK_QUERIES) and f"<{EX}Country>" in query)
+    assert hub_rows < 60 < CITIES + PEOPLE

@@ -127,13 +127,9 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
             moving = np.flatnonzero(alive & (steps[pending, k] != 0))
             if moving.size == 0:
                 continue
-            lo, hi = index.follow_many(nodes[moving], steps[pending[moving], k])
-            dead = hi <= lo
-            alive[moving[dead]] = False
-            go, lo, hi = moving[~dead], lo[~dead], hi[~dead]
-            at = lo + rng.integers(0, hi - lo)
-            forward = steps[pending[go], k] > 0
-            nodes[go] = np.where(forward, index.dst[np.where(forward, at, 0)], index.in_src[np.where(forward, 0, at)])
+            went, reached = index.walk_step(nodes[moving], steps[pending[moving], k], rng)
+            alive[moving[~went]] = False
+            nodes[moving[went]] = reached
         done = alive & ~np.isin(nodes, avoid)
         for i, node in zip(pending[done].tolist(), nodes[done].tolist()):
             ends[i] = node
