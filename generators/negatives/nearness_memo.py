@@ -119,10 +119,23 @@ class NearnessMemo:
         subject is kept: one lookup per candidate, however many objects the subject has."""
         if s.size and s[0] == s[-1] and (s == s[0]).all():  # one subject: most calls
             return self._near_subject(int(s[0]))[o]
+        # Many subjects (one object's room over the chosen subjects, LCWA's subject side): a mask set
+        # per subject would cost its near sets' sizes each time; each (row, known object) is one
+        # binary search in that object's near set instead.
+        index, sets, pid = self.kb.adjacency, self._near_sets, self.predicate_id
         near = np.zeros(s.size, dtype=bool)
-        for subject in np.unique(s).tolist():
-            rows = np.flatnonzero(s == subject)
-            near[rows] = self._near_subject(subject)[o[rows]]
+        if pid is None:
+            return near
+        at, row = nearness.runs(*index.follow_many(s, np.full(s.size, pid + 1, dtype=np.int64)))
+        known = index.dst[at].astype(np.int64)
+        order = np.argsort(known, kind="stable")
+        known, row = known[order], row[order]
+        starts = np.flatnonzero(np.r_[True, known[1:] != known[:-1]]) if known.size else known
+        for k, lo, hi in zip(known[starts].tolist(), starts.tolist(), np.r_[starts[1:], known.size].tolist()):
+            if k not in sets:
+                sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
+            rows = row[lo:hi]
+            near[rows[nearness.sorted_member(o[rows], sets[k])]] = True
         return near
 
     def _near_subject(self, subject: int) -> np.ndarray:
