@@ -196,19 +196,19 @@ def _excess(hits: int, trials: int, share: float) -> dict:
 
 # --- baselines ----------------------------------------------------------------------------------
 def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed: int) -> dict:
+    # Each claim's features and facts are read only for the claims the baselines use (a sample of a
+    # large language): reading them for every claim was a sizeable share of a large audit's time.
     y = np.array([c.label for c in claims])
-    facts = _facts(claims, answers)
-    text = [g1 + g2 for g1, g2 in zip(grams[1], grams[2])]
-    folds = _folds(y, seed, facts)
-    results = {"claim_only": _cross_validated(text.__getitem__, folds, seed, tfidf=True)}
-    templates = [_answer(c, answers, "template_id", "template") for c in claims]
-    if any(t is not None for t in templates):
-        results["template_only"] = _cross_validated(lambda i: [f"t={templates[i]}"], folds, seed)
+    folds = _folds(y, seed, _facts(claims, answers))
+    results = {"claim_only": _cross_validated(lambda i: grams[1][i] + grams[2][i], folds, seed, tfidf=True)}
+    if any(_answer(c, answers, "template_id", "template") is not None for c in claims):
+        results["template_only"] = _cross_validated(
+            lambda i: [f"t={_answer(claims[i], answers, 'template_id', 'template')}"], folds, seed)
     else:
         results["template_only"] = {"accuracy": None, "skipped": "no template id in the answers or the records"}
-    named = [_entities(c, answers) for c in claims] if answers or any(c.extra for c in claims) else []
-    if any(named):
-        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in named[i]], folds, seed),
+    if (answers or any(c.extra for c in claims)) and any(_entities(c, answers) for c in claims):
+        results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in _entities(claims[i], answers)],
+                                                     folds, seed),
                                   "entities": "named by the answers or the records"}
     else:
         def spans(i):  # only for the claims the baseline uses (a sample of a large language)
@@ -239,17 +239,17 @@ def _entities(claim: Claim, answers: dict) -> list[str]:
     return found
 
 
-def _facts(claims: list[Claim], answers: dict) -> list[dict] | None:
-    """The (subject, predicate, object) each claim is about, when the answers or the records name every
-    claim's subject (an object they do not name is the claim's own)."""
-    facts = []
-    for i, claim in enumerate(claims):
-        subject = _answer(claim, answers, "subject")
-        if subject is None:
-            return None
-        facts.append({"subject": subject, "predicate": _answer(claim, answers, "predicate") or "",
-                      "object": _answer(claim, answers, "object") or f"\0claim {i}"})
-    return facts
+def _facts(claims: list[Claim], answers: dict):
+    """The (subject, predicate, object) claim i is about, as a function of i, when the answers or the
+    records name every claim's subject (an object they do not name is the claim's own); else None."""
+    if any(_answer(claim, answers, "subject") is None for claim in claims):
+        return None
+
+    def fact(i: int) -> dict:
+        claim = claims[i]
+        return {"subject": _answer(claim, answers, "subject"), "predicate": _answer(claim, answers, "predicate") or "",
+                "object": _answer(claim, answers, "object") or f"\0claim {i}"}
+    return fact
 
 
 @dataclass(frozen=True)
@@ -265,7 +265,7 @@ class _Folds:
     groups: np.ndarray | None = None  # each used claim's subject, as a number, when the folds are grouped
 
 
-def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
+def _folds(y: np.ndarray, seed: int, facts) -> _Folds:
     """The folds of ``_cross_validated``. With ``facts`` they are grouped by subject (``evaluation.folds``)
     and, as in the scenario audit (``evaluation.scoring``), each is fit without the claims made with its
     held-out ones (sharing an entity few claims name) and mirrored (``training_for``: for each held-out
@@ -279,7 +279,7 @@ def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     from factforge.evaluation.folds import group_split
-    from factforge.evaluation.scoring import pairs_of, training_for
+    from factforge.evaluation.scoring import naming_of, pairs_of, training_for
 
     counts = Counter(y.tolist())
     result = {"majority": round(max(counts.values()) / len(y), DIGITS)}
@@ -301,15 +301,15 @@ def _folds(y: np.ndarray, seed: int, facts: list[dict] | None) -> _Folds:
     if facts is None:
         splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
         return _Folds(result, index, target, list(splits), False)
-    sample = [facts[i] for i in index]
+    sample = [facts(i) for i in index.tolist()]
     groups = [f["subject"] for f in sample]
     folds = min(folds, len(set(groups)))
     if folds < 2:
         return _Folds(result, index, target, [], True, "fewer than 2 subjects")
-    partners = pairs_of(sample)
+    partners, naming = pairs_of(sample), naming_of(sample, target)
     splits = []
     for train, test in group_split(target, groups, folds, seed):
-        kept_apart = training_for(train, test, sample, target, partners, MIRRORED)
+        kept_apart = training_for(train, test, sample, target, partners, MIRRORED, naming)
         splits.append((kept_apart if kept_apart.size else train, test))
     return _Folds(result, index, target, splits, True, groups=np.unique(groups, return_inverse=True)[1])
 

@@ -86,42 +86,57 @@ def cross_validated(model: Checker, records: list[dict], reference: Reference | 
     model.reference = reference
     features = model.features(records)
     scores = np.zeros(len(records))
-    partners = pairs_of(records)
+    partners, naming = pairs_of(records), naming_of(records, y)
     for train_at, test_at in group_split(y, groups, n_splits, seed):
-        train_at = training_for(train_at, test_at, records, y, partners)
+        train_at = training_for(train_at, test_at, records, y, partners, naming=naming)
         fitted = model.fitted([features[i] for i in train_at], y[train_at])
         scores[test_at] = predict(fitted, [features[i] for i in test_at])
     return scores
 
 
 def training_for(train_at: np.ndarray, test_at: np.ndarray, records: list[dict], y: np.ndarray,
-                 partners: list[set[int]], mirrored: dict | None = None) -> np.ndarray:
-    """The training facts of a fold: those of ``train_at`` that none of the held-out facts was made
-    with (``partners``), less, for each held-out fact, one of each other label naming the same entity
-    (the first in record order, so the same folds give the same training). ``y`` may hold more than
-    two labels (the claims audit's three); ``mirrored`` (label -> labels) then names the labels made in
-    pairs, whose difference an entity keeps: mirrored against a label nothing ties to its own, an entity
-    would keep that label's lean over the whole set, held-out labels included (default: every other)."""
+                 partners: list[set[int]], mirrored: dict | None = None,
+                 naming: dict[tuple, list[int]] | None = None) -> np.ndarray:
+    """The training facts of a fold: those of ``train_at`` (in record order, as ``group_split`` gives
+    them) that none of the held-out facts was made with (``partners``), less, for each held-out fact,
+    one of each other label naming the same entity (the first in record order, so the same folds give
+    the same training). ``y`` may hold more than two labels (the claims audit's three); ``mirrored``
+    (label -> labels) then names the labels made in pairs, whose difference an entity keeps: mirrored
+    against a label nothing ties to its own, an entity would keep that label's lean over the whole set,
+    held-out labels included (default: every other). ``naming``: ``naming_of(records, y)``, made once
+    for all folds."""
     held = set().union(*(partners[i] for i in test_at.tolist()))
     kept = [i for i in train_at.tolist() if i not in held]
     label = y.tolist()
-    waiting: dict[tuple, list[int]] = {}
-    for i in reversed(kept):  # popped from the end: the first in record order leaves first
-        for key in _sides(records[i]):
-            waiting.setdefault((key, label[i]), []).append(i)
+    naming = naming_of(records, y) if naming is None else naming
     values = sorted(set(label))
-    gone: set[int] = set()
+    staying = set(kept)
+    passed: dict[tuple, int] = {}  # how far into naming[key] the mirrors of this fold have looked
     for i in test_at.tolist():
-        for key in _sides(records[i]):
+        for side in _sides(records[i]):
             for other in values if mirrored is None else mirrored.get(label[i], ()):
                 if other == label[i]:
                     continue
-                others = waiting.get((key, other), [])
-                while others and others[-1] in gone:
-                    others.pop()
-                if others:
-                    gone.add(others.pop())
-    return np.array([i for i in kept if i not in gone], dtype=np.int64)
+                key = (side, other)
+                users, at = naming.get(key, ()), passed.get(key, 0)
+                while at < len(users) and users[at] not in staying:  # held out, made together, or gone
+                    at += 1
+                if at < len(users):
+                    staying.discard(users[at])
+                    at += 1
+                passed[key] = at
+    return np.array([i for i in kept if i in staying], dtype=np.int64)
+
+
+def naming_of(records: list[dict], y: np.ndarray) -> dict[tuple, list[int]]:
+    """The records of each label naming each entity on each side, in record order: the mirrors
+    ``training_for`` takes, found once for all folds instead of once a fold."""
+    label = y.tolist()
+    naming: dict[tuple, list[int]] = {}
+    for i, record in enumerate(records):
+        for side in _sides(record):
+            naming.setdefault((side, label[i]), []).append(i)
+    return naming
 
 
 def _sides(record: dict) -> tuple:

@@ -83,3 +83,28 @@ def death_places(dbpedia_store, tmp_path_factory):
 def test_our_dbpedia50_claims_score_chance(death_places, shares):
     for name, found in lifts_of(death_places[shares]).items():
         assert abs(sum(found) / len(found)) <= REAL_BOUND and max(found) <= LIFT_THRESHOLD, (name, found)
+
+
+def test_each_held_out_claim_takes_out_the_first_mirror_still_in_training():
+    """``training_for``'s mirrors, looked up in ``naming_of`` made once for all folds: each held-out
+    SUPPORTS claim takes out the first REFUTES claim naming its object that is still in training,
+    skipping those made with a held-out claim and those an earlier held-out claim took; the shared
+    ``naming`` is read, never used up, so the next fold finds every mirror again."""
+    import numpy as np
+
+    from factforge.claims.audit import MIRRORED
+    from factforge.evaluation.scoring import naming_of, training_for
+
+    rows = [("a", "SUPPORTS"), ("b", "REFUTES"), ("c", "REFUTES"), ("d", "SUPPORTS"), ("e", "REFUTES"),
+            ("f", "REFUTES")]
+    records = [{"subject": s, "object": "X"} for s, _ in rows]
+    y = np.array([label for _, label in rows])
+    naming = naming_of(records, y)
+    test, train = np.array([0, 3]), np.array([1, 2, 4, 5])
+    alone = [set() for _ in rows]
+    for _ in range(2):  # a second fold with the same naming: nothing was used up
+        assert training_for(train, test, records, y, alone, MIRRORED, naming).tolist() == [4, 5]
+    made_with = [set() for _ in rows]
+    made_with[0], made_with[1] = {1}, {0}  # b was made with a: it leaves as a partner, not as a mirror
+    assert training_for(train, test, records, y, made_with, MIRRORED, naming).tolist() == [5]
+    assert training_for(train, test, records, y, made_with, MIRRORED).tolist() == [5]

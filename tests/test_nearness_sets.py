@@ -31,6 +31,10 @@ def _both_ways(store, predicate: str, monkeypatch) -> tuple[np.ndarray, np.ndarr
     s = np.concatenate([s, [x for x, _ in neighbours]]).astype(np.int64)
     o = np.concatenate([o, [y for _, y in neighbours]]).astype(np.int64)
     near = by_sets.near_nodes(s, o)
+    # one subject a call (re-pairing's line, a window at a time) answers from the subject's near mask
+    for x in np.unique(s[:300]).tolist():
+        rows = np.flatnonzero(s == x)
+        assert by_sets.near_nodes(s[rows], o[rows]).tolist() == near[rows].tolist()
     monkeypatch.setattr(NearnessMemo, "_whole_index", property(lambda self: False))
     by_rows = NegativeContext.build(store, spec, index, pairs).near
     return near, by_rows.near_nodes(s, o), by_sets

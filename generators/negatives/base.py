@@ -45,6 +45,7 @@ class ScenarioSpec(Protocol):
 
 SCREEN_AHEAD = 32  # a source's next candidates checked together (most are refused near a hub)
 FIRST_WINDOW = 2  # objects of a subject's line screened together at first (see first_acceptable)
+LINE_WINDOW = 1024  # ... and at most (a subject near hubs screens hundreds of objects of its line)
 
 
 @dataclass
@@ -264,15 +265,22 @@ def any_acceptable(context: NegativeContext, candidates: Sequence[Negative]) -> 
     return False
 
 
-def first_acceptable(context: NegativeContext, subject: str, objects: Iterable[str]) -> Fact | None:
+def first_acceptable(context: NegativeContext, subject: str, objects: Iterable[str],
+                     ids: np.ndarray | None = None) -> Fact | None:
     """The first p(subject, o) over ``objects``, in their order, that ``acceptable`` takes, or None.
-    Objects come in windows of ``FIRST_WINDOW`` growing to ``SCREEN_AHEAD`` (most subjects take one
-    of the first objects of a long line, a few near a hub refuse most of it), screened by id
-    (``refuses``); only those the screens let through become facts and go through ``acceptable``."""
-    objects, size, s = iter(objects), FIRST_WINDOW, context.kb.node(subject)
-    while window := list(islice(objects, size)):
-        size = min(2 * size, SCREEN_AHEAD)
-        o = np.fromiter((context.kb.node(x) for x in window), dtype=np.int64, count=len(window))
+    Objects come in windows of ``FIRST_WINDOW`` growing to ``LINE_WINDOW`` (most subjects take one
+    of the first objects of a long line, a few near a hub refuse most of it, and a window costs a
+    few array operations however long it is), screened by id (``refuses``); only those the screens
+    let through become facts and go through ``acceptable``. ``ids``: the objects' index ids (-1
+    outside the index), when the caller keeps them beside a list of ``objects``."""
+    s, size, start = context.kb.node(subject), FIRST_WINDOW, 0
+    line = objects if ids is not None else iter(objects)
+    while window := (line[start:start + size] if ids is not None else list(islice(line, size))):
+        if ids is not None:
+            o = ids[start:start + len(window)]
+        else:
+            o = np.fromiter((context.kb.node(x) for x in window), dtype=np.int64, count=len(window))
+        start, size = start + len(window), min(2 * size, LINE_WINDOW)
         refused = np.zeros(len(window), dtype=bool)
         inside = np.flatnonzero(o >= 0) if s >= 0 else o[:0]  # the screens know index ids only
         if inside.size:

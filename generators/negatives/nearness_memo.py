@@ -31,14 +31,17 @@ GRANULAR_OBJECTS = 2.0  # objects per subject, on average, up to which co-object
 @dataclass
 class NearnessMemo:
     kb: KBView
-    # next_to_known_object by s * |entities| + o (index ids): the screens of round_robin ask by id
-    # and never make the strings, the other samplers ask by fact; one memo serves both
+    # next_to_known_object by s * |entities| + o (index ids), for an endpoint's neighbourhood (a whole
+    # index answers from near masks): the screens of round_robin ask by id and never make the
+    # strings, the other samplers ask by fact; one memo serves both
     _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
     # nearness.near_objects by known object id (whole indexes only, see _whole_index)
     _near_sets: dict[int, np.ndarray] = field(default_factory=dict)
-    _last_subject: tuple[int, np.ndarray] = (-1, np.zeros(0, np.int64))  # see _near_by_subject
+    # by entity id: near a known object of the subject last asked about, and that subject's known objects
+    _near_mask: np.ndarray | None = None
+    _mask_of: tuple[int, list[int]] = (-1, [])
 
     def next_to_known_object(self, fact: Fact) -> bool:
         """Is o' directly linked to, or a co-object of, an object the KB gives this subject for p?
@@ -62,7 +65,10 @@ class NearnessMemo:
     def screen(self, facts) -> None:
         """Decide ``next_to_known_object`` for many candidate false facts at once (``nearness``):
         samplers refuse about a hundred candidates per false fact near a hub, and one array
-        operation over all of them costs what a few single checks did."""
+        operation over all of them costs what a few single checks did. On a whole index there is
+        nothing to gain: each check is a lookup in the subject's mask."""
+        if self._whole_index:
+            return
         node, predicate = self.kb.node, self.kb.predicate
         pairs = [(node(f.s), node(f.o)) for f in facts if f.p == predicate]
         if pairs:
@@ -71,9 +77,15 @@ class NearnessMemo:
 
     def near_nodes(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
         """``next_to_known_object`` of the facts p(s[i], o[i]) given by index ids (-1: not in the
-        index), decided in one array operation for those not in the memo yet."""
+        index), decided in one array operation for those not in the memo yet. On a whole index the
+        subject's near mask answers each row by one lookup, which costs less than the memo's dict."""
         index = self.kb.adjacency
         s, o = np.asarray(s, dtype=np.int64), np.asarray(o, dtype=np.int64)
+        if self._whole_index:
+            near = np.zeros(s.size, dtype=bool)
+            inside = np.flatnonzero((s >= 0) & (o >= 0))
+            near[inside] = self._near_by_subject(s[inside], o[inside])
+            return near
         codes = s * len(index.entities) + o
         near, todo, memo = np.zeros(codes.size, dtype=bool), [], self._near
         for i, (code, inside) in enumerate(zip(codes.tolist(), ((s >= 0) & (o >= 0)).tolist())):
@@ -88,16 +100,13 @@ class NearnessMemo:
         asked = np.asarray(todo)
         todo_codes, first = np.unique(codes[asked], return_index=True)
         todo = asked[first]
-        if self._whole_index:
-            answer = self._near_by_subject(s[todo], o[todo])
-        else:
-            pid = index.pindex.get(self.kb.predicate)
-            known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
-            if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
-                at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
-                known = index.dst[at].astype(np.int64)
-            answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
-                                         self.granular_links, self.predicate_subjects, self.predicate_id)
+        pid = index.pindex.get(self.kb.predicate)
+        known, group = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if pid is not None:  # the subjects' known objects: their runs of p-links, gathered at once
+            at, group = nearness.runs(*index.follow_many(s[todo], np.full(todo.size, pid + 1, dtype=np.int64)))
+            known = index.dst[at].astype(np.int64)
+        answer = nearness.near_known(index, o[todo][group], known, group, todo.size, self.granular,
+                                     self.granular_links, self.predicate_subjects, self.predicate_id)
         memo.update(zip(todo_codes.tolist(), answer.tolist()))
         # a pair asked twice in one call was decided once, at its first place
         near[asked] = answer[np.searchsorted(todo_codes, codes[asked])]
@@ -106,24 +115,48 @@ class NearnessMemo:
     def _near_by_subject(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
         """``nearness.near_known`` of the facts p(s[i], o[i]) by the nodes near any known object of
         each subject (``near_objects``, made once per known object: a hub is the known object of
-        many subjects). A subject's line is screened a window at a time, so the union for the last
-        subject is kept: one binary search per candidate, however many objects the subject has."""
+        many subjects). A subject's line is screened a window at a time, so the mask of the last
+        subject is kept: one lookup per candidate, however many objects the subject has."""
+        if s.size and s[0] == s[-1] and (s == s[0]).all():  # one subject: most calls
+            return self._near_subject(int(s[0]))[o]
+        # Many subjects (one object's room over the chosen subjects, LCWA's subject side): a mask set
+        # per subject would cost its near sets' sizes each time; each (row, known object) is one
+        # binary search in that object's near set instead.
+        index, sets, pid = self.kb.adjacency, self._near_sets, self.predicate_id
         near = np.zeros(s.size, dtype=bool)
-        for subject in np.unique(s).tolist():
-            rows = np.flatnonzero(s == subject)
-            near[rows] = nearness.sorted_member(o[rows], self._near_subject(subject))
+        if pid is None:
+            return near
+        at, row = nearness.runs(*index.follow_many(s, np.full(s.size, pid + 1, dtype=np.int64)))
+        known = index.dst[at].astype(np.int64)
+        order = np.argsort(known, kind="stable")
+        known, row = known[order], row[order]
+        starts = np.flatnonzero(np.r_[True, known[1:] != known[:-1]]) if known.size else known
+        for k, lo, hi in zip(known[starts].tolist(), starts.tolist(), np.r_[starts[1:], known.size].tolist()):
+            if k not in sets:
+                sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
+            rows = row[lo:hi]
+            near[rows[nearness.sorted_member(o[rows], sets[k])]] = True
         return near
 
     def _near_subject(self, subject: int) -> np.ndarray:
-        if self._last_subject[0] != subject:
-            index, sets, pid = self.kb.adjacency, self._near_sets, self.predicate_id
-            known = index.follow(subject, pid + 1) if pid is not None else []
-            for k in np.asarray(known).tolist():
+        """By entity id: is it near a known object of ``subject``? One boolean mask, set for each
+        subject from its known objects' near sets and cleared again from them: a sorted union of
+        the sets (a hub's holds much of the KB) cost a sort per subject, most of re-pairing's time."""
+        index, sets = self.kb.adjacency, self._near_sets
+        if self._near_mask is None:
+            self._near_mask = np.zeros(len(index.entities), dtype=bool)
+        last, cleared = self._mask_of
+        if last != subject:
+            mask, pid = self._near_mask, self.predicate_id
+            for k in cleared:
+                mask[sets[k]] = False
+            known = np.asarray(index.follow(subject, pid + 1) if pid is not None else []).tolist()
+            for k in known:
                 if k not in sets:
                     sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
-            near = np.unique(np.concatenate([sets[k] for k in np.asarray(known).tolist()] or [np.zeros(0, np.int64)]))
-            self._last_subject = (subject, near)
-        return self._last_subject[1]
+                mask[sets[k]] = True
+            self._mask_of = (subject, known)
+        return self._near_mask
 
     @property
     def _whole_index(self) -> bool:
@@ -134,7 +167,9 @@ class NearnessMemo:
         return not isinstance(index, Neighbourhood) and index.in_codes is not None
 
     def screened(self, fact: Fact) -> bool:
-        if fact.p != self.kb.predicate:
+        """Is ``next_to_known_object`` of ``fact`` known without work? On a whole index always (a
+        lookup in the subject's mask): only the memo of an endpoint's neighbourhood gains by batches."""
+        if fact.p != self.kb.predicate or self._whole_index:
             return True
         s, o = self.kb.node(fact.s), self.kb.node(fact.o)
         return s < 0 or o < 0 or s * len(self.kb.adjacency.entities) + o in self._near

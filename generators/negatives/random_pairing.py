@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, first_acceptable
 
@@ -50,6 +52,7 @@ class RandomPairing(NegativeSampler):
             # (ties in a seeded order): a subject's count in the set then says nothing of the label.
             order = sorted(range(count), key=lambda k: (context.ledger.subject_uses[sources[k].s], rank[k]))
             line = sorted(donors, key=balance.key(tie))
+            ids = np.fromiter((context.kb.node(o) for o in line), dtype=np.int64, count=len(line))
             before = len(chosen)
             for i in order:
                 if len(chosen) >= n:
@@ -57,12 +60,14 @@ class RandomPairing(NegativeSampler):
                 subject_fact = sources[i]
                 if subject_fact.s in spent:
                     continue
-                negative = self._first_acceptable(context, subject_fact, line, donors)
+                negative = self._first_acceptable(context, subject_fact, line, ids, donors)
                 if negative is None:
                     spent.add(subject_fact.s)
                     continue
                 context.ledger.take(negative)
+                moved = line.index(negative.fact.o)
                 balance.took(negative, line, tie)
+                _move(ids, moved, line.index(negative.fact.o))
                 chosen.append(negative)
             if len(chosen) == before:
                 break
@@ -80,9 +85,9 @@ class RandomPairing(NegativeSampler):
             found += [Negative(fact, self.kind, source) for fact in facts if context.acceptable(fact)]
         return found
 
-    def _first_acceptable(self, context: NegativeContext, subject_fact: Fact, line: list[str],
+    def _first_acceptable(self, context: NegativeContext, subject_fact: Fact, line: list[str], ids: np.ndarray,
                           donors: dict[str, Fact]) -> Negative | None:
-        fact = first_acceptable(context, subject_fact.s, line)
+        fact = first_acceptable(context, subject_fact.s, line, ids)
         if fact is None:
             return None
         donor = donors[fact.o]
@@ -114,3 +119,15 @@ class RandomPairing(NegativeSampler):
         refused = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
         return (f"every one of the {pairs} (subject, object) pairs of the split's {len(subjects)} subjects and "
                 f"{len(donors)} objects was tried: {len(made)} became false facts, the rest were refused ({refused})")
+
+
+def _move(ids: np.ndarray, old: int, new: int) -> None:
+    """Keep the line's index ids in step with the line, whose object at ``old`` moved to ``new``
+    (``ObjectBalance.took``): the ids of a long line, looked up again after each false fact, were
+    a dict lookup per object per subject."""
+    moved = ids[old]
+    if new > old:
+        ids[old:new] = ids[old + 1:new + 1]
+    elif new < old:
+        ids[new + 1:old + 1] = ids[new:old]
+    ids[new] = moved
