@@ -54,3 +54,34 @@ def test_near_objects_agree_with_the_row_screen_on_codex(codex_store, relation, 
     assert memo._near_sets
     assert by_rows.any()
     assert by_sets.tolist() == by_rows.tolist()
+
+
+def test_first_acceptable_given_ids_takes_what_it_takes_without_them(dbpedia_store):
+    """Re-pairing hands ``first_acceptable`` its line's index ids; the ids must only save the lookups,
+    never change which object a subject takes (windows past the first, objects outside the index)."""
+    from factforge.generators.negatives.base import FIRST_WINDOW, first_acceptable
+
+    index = adjacency(dbpedia_store)
+    pairs = set(profiles.predicate_facts(dbpedia_store, BIRTH_PLACE))
+    spec = ScenarioSpec(BIRTH_PLACE, size=10, seed=0)
+    line = sorted({o for _, o in pairs}) + ["http://example.org/not-in-the-kb"]
+    ids = np.array([index.id(o) if index.id(o) is not None else -1 for o in line], dtype=np.int64)
+    assert ids[-1] == -1 and len(line) > 4 * FIRST_WINDOW
+    with_ids = NegativeContext.build(dbpedia_store, spec, index, pairs)
+    without = NegativeContext.build(dbpedia_store, spec, index, pairs)
+    owned: dict[str, list[str]] = {}
+    for s, o in sorted(pairs):
+        owned.setdefault(s, []).append(o)
+    taken, rng = [], np.random.default_rng(0)
+    for s in sorted(owned)[:150]:
+        order = rng.permutation(len(line))
+        # the subject's own objects (true, so refused) fill the first windows: it takes from a later one
+        refused = (owned[s] * (3 * FIRST_WINDOW + 1))[:3 * FIRST_WINDOW + 1]
+        own_line = refused + [line[k] for k in order.tolist()]
+        own_ids = np.concatenate([[index.id(o) for o in refused], ids[order]]).astype(np.int64)
+        fact = first_acceptable(with_ids, s, own_line, own_ids)
+        assert fact == first_acceptable(without, s, iter(own_line)), s
+        taken.append(own_line.index(fact.o) if fact else None)
+    places = [k for k in taken if k is not None]
+    assert len(places) > 100 and min(places) > 3 * FIRST_WINDOW
+    assert len(set(places)) > 1  # not every subject takes its line's first free place
