@@ -547,13 +547,24 @@ def _row(binding: dict) -> Row:
     return {name: _term(value) for name, value in binding.items()}
 
 
+def _blank(label: str) -> ox.BlankNode:
+    """A blank node of an answer. Virtuoso labels them ``nodeID://b10000``, which is no valid blank
+    node label (a ValueError took down every command on a KB with blank nodes); such a label becomes
+    ``x-`` and its UTF-8 bytes in hex, so distinct labels stay distinct (a server whose own valid
+    labels looked like that, beside invalid ones, could make two the same; none seen does)."""
+    try:
+        return ox.BlankNode(label)
+    except ValueError:
+        return ox.BlankNode("x-" + label.encode().hex())
+
+
 def _term(value: dict):
     kind = value.get("type")
     text = value.get("value", "")
     if kind == "uri":
         return ox.NamedNode(text)
     if kind == "bnode":
-        return ox.BlankNode(text)
+        return _blank(text)
     if kind in ("literal", "typed-literal"):
         if "xml:lang" in value:
             return ox.Literal(text, language=value["xml:lang"])
