@@ -26,8 +26,15 @@ Format ``factforge-claim-templates/1``::
      "label_kinds": [["relation", "^(?:is )?(?P<p>.+ (?:of|in|for|by))$"], ...],  optional: the kind of
                                        a predicate's label, the first regular expression that matches
                                        it (case aside), its group p what {p} says; else "noun" ("generic")
-     "local_kind": "quoted"}           optional: the kind of a label made from the IRI's local name (in
+     "local_kind": "quoted",           optional: the kind of a label made from the IRI's local name (in
                                        English words: named, not conjugated, in another language)
+     "verbs": {"owns": "own", ...},    optional: labels whose first word is a finite verb, with its form
+                                       after "does not": kind "verb" ("X owns Y", "X does not own Y"),
+                                       a closed list since "features", "honours" end in -s as nouns do
+     "path_kinds": {"relation": "what {s} is {p}", ...}}  optional: the middle of a 2-hop path for a
+                                       predicate without a "paths" entry whose label is of that kind
+                                       (else "path": "the known for of X" reads as nonsense); forms
+                                       by case as in "paths", words that agree with {s} as in templates
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
 predicate's label in the language (else its local name in words). The kind of the label, and so the
@@ -143,26 +150,40 @@ class Language:
     generic_kinds: dict[str, tuple[Template, ...]] = field(default_factory=dict)
     label_kinds: tuple[tuple[str, re.Pattern], ...] = ()
     local_kind: str | None = None
+    verbs: dict[str, str] = field(default_factory=dict)  # a finite verb's form after "does not", by the verb
+    path_kinds: dict[str, dict[str, str]] = field(default_factory=dict)  # by kind of label: phrase by case
 
-    def label_kind(self, label: str, local: bool) -> tuple[str, str]:
-        """(the kind of a predicate's label, what a generic template says of it): ``local``, a label made
-        from the IRI's local name."""
+    def label_kind(self, label: str, local: bool) -> tuple[str, str, str]:
+        """(the kind of a predicate's label, what a generic template says of it, what its negated form
+        says): ``local``, a label made from the IRI's local name."""
         if local and self.local_kind:
-            return self.local_kind, label
+            return self.local_kind, label, label
+        verb, space, rest = label.partition(" ")
+        if verb.lower() in self.verbs:
+            return "verb", label, self.verbs[verb.lower()] + space + rest
         for kind, pattern in self.label_kinds:
             found = pattern.search(label)
             if found:
-                return kind, found.group("p") if "p" in pattern.groupindex else label
-        return NOUN, label
+                said = found.group("p") if "p" in pattern.groupindex else label
+                return kind, said, said
+        return NOUN, label, label
+
+    def own_path(self, predicate: str, kind: str) -> bool:
+        """Whether the path phrase of ``predicate`` is its label kind's own (no ``paths`` entry, and a
+        ``path_kinds`` one), which names its subject in a clause of its own, not by a possessive."""
+        return predicate not in self.paths and kind in self.path_kinds
 
     def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
-               owner: str | None = None) -> tuple[str, bool]:
+               owner: str | None = None, kind: str = NOUN, number: str | None = None) -> tuple[str, bool]:
         """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, in ``case`` where
-        the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive."""
-        forms = self.paths.get(predicate)
+        the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive;
+        ``kind``: of the label, for a predicate without a ``paths`` entry; ``number``: the subject's
+        article class, which words of the phrase agree with."""
+        forms = self.paths.get(predicate) or self.path_kinds.get(kind)
         phrase = forms.get(case, forms["nom"]) if forms else self.path
+        phrase = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), number), phrase)
         return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), "p": label}[m.group(1)],
-                         phrase), forms is None
+                         phrase), predicate not in self.paths
 
     def head(self, predicate: str, case: str) -> tuple[str, str] | None:
         """(the head noun of ``predicate``'s path phrase in ``case``, its gender), where the phrase is a
@@ -249,11 +270,25 @@ def load(lang: str) -> Language:
     if not isinstance(kinds, dict):
         raise TemplateFileError(f"{name}: 'generic_kinds' must map kinds of label to templates")
     kinds = {kind: _templates(name, f"generic_kinds: {kind}", entries, ("s", "o", "p")) for kind, entries in kinds.items()}
+    verbs = data.get("verbs", {})
+    if not isinstance(verbs, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and v
+                                              for k, v in verbs.items()):
+        raise TemplateFileError(f"{name}: 'verbs' must map a finite verb to its form after a negation")
+    if verbs and "verb" not in kinds:
+        raise TemplateFileError(f"{name}: 'verbs' needs generic_kinds templates of kind 'verb'")
+    path_kinds = data.get("path_kinds", {})
+    if not isinstance(path_kinds, dict) or set(path_kinds) - set(kinds):
+        raise TemplateFileError(f"{name}: 'path_kinds' must map kinds of label with generic_kinds to phrases")
+    path_kinds = {kind: _forms(name, kind, phrase) for kind, phrase in path_kinds.items()}
+    for kind, forms in path_kinds.items():
+        if any(set(_SLOT.findall(phrase)) != {"s", "p"} for phrase in forms.values()):
+            raise TemplateFileError(f"{name}: path_kinds: {kind}: a phrase uses {{s}} and {{p}}")
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
                     {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
-                    kinds, *_label_kinds(name, data, {NOUN, *kinds}))
+                    kinds, *_label_kinds(name, data, {NOUN, *kinds}), {k.lower(): v for k, v in verbs.items()},
+                    path_kinds)
 
 
 def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:

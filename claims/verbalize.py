@@ -6,6 +6,7 @@ are dealt (``template_slots``) so that each label has each template as often.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from factforge.generators.facts import Fact
@@ -13,7 +14,7 @@ from factforge.generators.facts import Fact
 from . import articles
 from .dates import GRANULARITIES, coarsest, say_date
 from .keyed import keyed_index, keyed_rank
-from .names import LOCAL, Names, predicate_label, predicate_name
+from .names import LOCAL, Names, predicate_name
 from .templates import load
 
 
@@ -21,6 +22,9 @@ _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the l
 _NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
 _OWNER = "\x03"  # where a path's subject goes in its middle, likewise
 _STOPS = ".?!…"
+# a path's middle said as a relative clause closes it with a comma ("von dem, wozu X ... steht, ist Y"),
+# which punctuation or the sentence's end takes the place of
+_CLAUSE_COMMA = re.compile(r",(?=$|[.:;!?])")
 
 
 @dataclass(frozen=True)
@@ -49,25 +53,32 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
     gender = names.genders.get(fact.s) if hop is None else None  # a path's middle is a thing, not a person
     if hop is None:
-        kind, label = language.label_kind(*predicate_name(names, fact.p, lang))
+        kind, label, negated_label = language.label_kind(*predicate_name(names, fact.p, lang))
         template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         slots = {"s": subject, "o": obj}
         if generic:
-            slots["p"] = label
+            slots["p"] = negated_label if negated else label
         text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender)
         template_id = f"{lang}:{template.id}"
     else:
-        kind, label = language.label_kind(*predicate_name(names, hop[0], lang))
+        kind, label, negated_label = language.label_kind(*predicate_name(names, hop[0], lang))
         template, generic = language.choose(seed, fact.s, hop[0], slot, kind)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
-        middle, generic_middle = _middle(language, fact.p, subject, predicate_label(names, fact.p, lang),
-                                         template.subject_case(negated), lang, names)
+        # the middle is said by the kind of the first predicate's label ("the owning company of X",
+        # "what X is known for"), never by its label as a noun whatever it is
+        middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
+        middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
+                                         lang, names, middle_kind)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
-            slots["p"] = label
+            slots["p"] = negated_label if negated else label
         text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
-        template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
+        if language.own_path(fact.p, middle_kind):
+            text = _CLAUSE_COMMA.sub("", text)
+        path_id = ("path" if middle_kind == "noun" else f"path.{middle_kind}") if generic_middle \
+            else fact.p.rsplit("/", 1)[-1]
+        template_id = f"{lang}:{template.id}<{path_id}"
         generic = generic or generic_middle
     granularity = None
     if fact.start:
@@ -104,17 +115,24 @@ def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Name
     return text
 
 
-def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names):
+def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names,
+            label_kind: str = "noun"):
     """(a path's unnamed middle seen from ``subject``, generic?). A German subject that cannot take the
     -s genitive (it takes an article or ends in a sibilant) is named after the head noun, which then
     takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
-    takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna")."""
+    takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna"), and so in a
+    label kind's own phrase, a clause in which the subject is said in the nominative ("what the United
+    States is known for", "wozu die Niederlande ... stehen")."""
     said = articles.load(lang)
     if said is None:
-        return language.middle(predicate, subject, label, case)
+        return language.middle(predicate, subject, label, case, kind=label_kind)
     extra = names.articles.get(lang)
     kind = said.kind(subject, extra)
     possessive = language.possessive
+    if language.own_path(predicate, label_kind):
+        phrase, generic = language.middle(predicate, _OWNER, label, case, kind=label_kind, number=kind)
+        named = said.phrase(subject, "nom", extra) or subject
+        return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
     if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]):
         head = language.head(predicate, case)
         headed = said.phrase(head[0], case, {head[0]: head[1]}) if head else None

@@ -247,3 +247,61 @@ def test_a_template_that_agrees_with_a_gender_needs_neutral_forms_and_kinds_need
     assert made.fill(negated=True, s="Dom", o="Paris") == "Dom n'a pas vu le jour à Paris"
     with pytest.raises(TemplateFileError, match=r"en.json: label kinds \['verb'\] have no generic_kinds entry"):
         _label_kinds("en.json", {"label_kinds": [["verb", "^(?P<p>.+s)$"]]}, {"noun"})
+
+
+# 6. the middle of a path through a predicate without a template, by the kind of its label
+
+
+@pytest.mark.parametrize("local,lang,slot,text", [
+    # a noun: "the <label> of X" (a label "has X" says its noun)
+    ("owningCompany", "en", 0, "The capital of the owning company of Ann is Bea."),
+    # a relation phrase or a finite verb: a relative clause
+    ("knownFor", "en", 0, "The capital of what Ann is known for is Bea."),
+    ("influencedBy", "en", 1, "Bea is the capital of what Ann is influenced by."),
+    ("owns", "en", 0, "The capital of what Ann owns is Bea."),
+    # a label with its own copula and no preposition names the statement
+    ("isPartOfMilitaryConflict", "en", 0, "The capital of the object of “Ann is part of military conflict” is Bea."),
+    ("owningCompany", "de", 0, "Die Hauptstadt von Anns Besitzerfirma ist Bea."),
+    ("knownFor", "de", 0, "Die Hauptstadt von dem, wozu Ann in der Beziehung „bekannt für“ steht, ist Bea."),
+    # the relative clause's closing comma is not said before the sentence's end
+    ("knownFor", "de", 1, "Bea ist die Hauptstadt von dem, wozu Ann in der Beziehung „bekannt für“ steht."),
+    ("owns", "de", 0, "Die Hauptstadt von dem, wozu Ann in der Beziehung „owns“ steht, ist Bea."),
+    ("knownFor", "fr", 0, "La capitale de l'entité à laquelle la relation « connu pour » relie Ann est Bea."),
+    ("knownFor", "zh", 0, "与Ann存在“known for”关系的实体的首都是Bea。"),
+])
+def test_a_path_through_a_predicate_without_a_template_says_its_middle_by_the_kind_of_its_label(
+        ontology, local, lang, slot, text):
+    """"The capital of the known for of Ann" before, in every language."""
+    fact = Fact("http://ex/a", DBO + local, "http://ex/m")
+    said_it = say(fact, lang, ontology, seed=0, negated=False, allowed=("day",), slot=slot,
+                  hop=(DBO + "capital", "http://ex/b"))
+    assert said_it.text == text and said_it.generic
+
+
+def test_a_path_clause_agrees_with_a_plural_subject(ontology):
+    names = Names(main=dict(ontology.main), articles={"de": {"Niederlande": "pl"}})
+    names.main[("http://ex/nl", "de")] = ("Niederlande", "kb")
+    fact = Fact("http://ex/nl", DBO + "knownFor", "http://ex/m")
+    assert say(fact, "de", names, seed=0, negated=False, allowed=("day",), slot=0,
+               hop=(DBO + "capital", "http://ex/b")).text == \
+        "Die Hauptstadt von dem, wozu die Niederlande in der Beziehung „bekannt für“ stehen, ist Bea."
+
+
+# 7. English finite verbs
+
+
+@pytest.mark.parametrize("negated,text", [(False, "Ann owns Bea."), (True, "Ann does not own Bea.")])
+def test_an_english_label_that_is_a_finite_verb_is_said_as_a_verb(ontology, negated, text):
+    """"The owns of Ann is Bea" and "Ann has Bea as owns" before."""
+    assert {generic(ontology, DBO + "owns", "en", slot, negated) for slot in range(4)} == {text}
+
+
+@pytest.mark.parametrize("local,negated,text", [
+    ("employs", False, "Ann employs Bea."), ("employs", True, "Ann does not employ Bea."),
+    ("crosses", True, "Ann does not cross Bea."), ("supplies", True, "Ann does not supply Bea."),
+])
+def test_a_local_name_that_is_a_finite_verb_is_said_as_one(local, negated, text):
+    names = Names()
+    for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea")):
+        names.main[(entity, "en")] = (name, "kb")
+    assert generic(names, "http://ex/" + local, "en", 0, negated) == text
