@@ -22,10 +22,15 @@ Format ``factforge-name-articles/1``::
                                      takes the class of the first pattern it matches (a regular
                                      expression, searched), for a kind of name (English "the Kingdom of
                                      X") too open to list
-     "own": {"Le": "m", "Les": "pl"}}  optional: a label's own article, as it begins a name none of the
+     "own": {"Le": "m", "Les": "pl"},  optional: a label's own article, as it begins a name none of the
                                      above lists (Le Mans, Les Andelys, Der Spiegel), and its class: the
                                      name then takes it in its slot's case ("du Mans", "au Mans", "vom
                                      Spiegel") and keeps it as written where it is the label's form
+     "foreign_names": {"Ottoman Empire": "n", ...}, "foreign_patterns": [["^Kingdom of ", "n"], ...]}
+                                     optional: as "names" and "patterns", for names in another language
+                                     standing in for the language's own (German text with DBpedia's
+                                     English names): they take the article ("des Ottoman Empire") but
+                                     not the language's endings ("des Ottoman Empires", "dem Middlen East")
 
 A vowel is a, e, i, o, u or one with an accent: an initial h or y is not, since the place names that
 begin with one (Hongrie, Honduras, Yémen) keep their article whole; "de Henri" reads old-fashioned
@@ -62,6 +67,8 @@ class Articles:
     elisions: tuple[tuple[str, str], ...] = ()
     patterns: tuple[tuple[re.Pattern, str], ...] = ()
     own: dict[str, str] | None = None
+    foreign: dict[str, str] | None = None
+    foreign_patterns: tuple[tuple[re.Pattern, str], ...] = ()
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -71,6 +78,13 @@ class Articles:
         kind = (extra or {}).get(name) or self.names.get(name)
         if kind is None:
             kind = next((found for pattern, found in self.patterns if pattern.search(name)), None)
+        return kind or self._foreign(name)
+
+    def _foreign(self, name: str) -> str | None:
+        """The class of a name in another language standing in for one of the language's own."""
+        kind = (self.foreign or {}).get(name)
+        if kind is None:
+            kind = next((found for pattern, found in self.foreign_patterns if pattern.search(name)), None)
         return kind
 
     def _named(self, name: str, extra: dict[str, str] | None) -> tuple[str, str | None, str | None]:
@@ -101,7 +115,7 @@ class Articles:
         if kind is None or case == BARE:
             return None
         article = self.articles[kind][case]
-        if self.weak_en is not None:
+        if self.weak_en is not None and not self._foreign(name):  # a foreign name keeps its own endings
             name = self._declined(name, kind, case)
         if own and own.lower() == article:
             return f"{own} {name}"  # a city's or a title's article is written as the label writes it
@@ -170,21 +184,27 @@ def load(lang: str) -> Articles | None:
         raise ArticlesError(f"{name}: 'names' must map names to one of {', '.join(articles)}")
     weak = data.get("weak_en")
     pairs = {}
-    for key, size in (("contractions", 3), ("elisions", 2), ("patterns", 2)):
+    for key, size in (("contractions", 3), ("elisions", 2), ("patterns", 2), ("foreign_patterns", 2)):
         found = data.get(key, [])
         if not isinstance(found, list) or not all(
                 isinstance(c, list) and len(c) == size and all(isinstance(w, str) and w for w in c) for c in found):
             raise ArticlesError(f"{name}: {key!r} must be a list of {size} strings each")
         pairs[key] = tuple(tuple(c) for c in found)
-    try:
-        patterns = tuple((re.compile(pattern), kind) for pattern, kind in pairs["patterns"])
-    except re.error as error:
-        raise ArticlesError(f"{name}: 'patterns': {error}") from None
-    if any(kind not in articles for _, kind in patterns):
-        raise ArticlesError(f"{name}: 'patterns' must give each one of {', '.join(articles)}")
+    compiled = {}
+    for key in ("patterns", "foreign_patterns"):
+        try:
+            compiled[key] = tuple((re.compile(pattern), kind) for pattern, kind in pairs[key])
+        except re.error as error:
+            raise ArticlesError(f"{name}: {key!r}: {error}") from None
+        if any(kind not in articles for _, kind in compiled[key]):
+            raise ArticlesError(f"{name}: {key!r} must give each one of {', '.join(articles)}")
+    foreign = data.get("foreign_names", {})
+    if not isinstance(foreign, dict) or not all(isinstance(k, str) and v in articles for k, v in foreign.items()):
+        raise ArticlesError(f"{name}: 'foreign_names' must map names to one of {', '.join(articles)}")
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
-                    data.get("elided"), pairs["elisions"], patterns, own)
+                    data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
+                    compiled["foreign_patterns"])

@@ -305,3 +305,29 @@ def test_a_local_name_that_is_a_finite_verb_is_said_as_one(local, negated, text)
     for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea")):
         names.main[(entity, "en")] = (name, "kb")
     assert generic(names, "http://ex/" + local, "en", 0, negated) == text
+
+
+# 8. English names in German text keep their English form
+
+
+@pytest.mark.parametrize("name,case,phrase", [
+    ("Ottoman Empire", "gen", "des Ottoman Empire"),
+    ("Kingdom of Yugoslavia", "gen", "des Kingdom of Yugoslavia"),
+    ("Middle East", "dat", "dem Middle East"),
+    ("Free State of Prussia", "dat", "dem Free State of Prussia"),
+    # a German name is still declined
+    ("Osmanisches Reich", "gen", "des Osmanischen Reichs"),
+    ("Vereinigte Staaten", "dat", "den Vereinigten Staaten"),
+])
+def test_an_english_name_standing_for_a_german_one_takes_the_article_but_no_german_ending(name, case, phrase):
+    """"des Ottoman Empires", "dem Middlen East" before: the -s genitive and the weak adjective ending
+    belong to German words."""
+    from factforge.claims.articles import load
+
+    assert load("de").phrase(name, case) == phrase
+
+
+def test_an_english_name_in_a_german_path_takes_no_genitive_s():
+    (fact,) = dbpedia50("Kingdom_of_Hanover\tcapital\tHanover")
+    assert said(fact, "de", 0, hop=(DBO + "country", DBR + "Germany")) == \
+        "Die Hauptstadt des Kingdom of Hanover liegt in Germany."
