@@ -26,6 +26,11 @@ Format ``factforge-name-articles/1``::
                                      above lists (Le Mans, Les Andelys, Der Spiegel), and its class: the
                                      name then takes it in its slot's case ("du Mans", "au Mans", "vom
                                      Spiegel") and keeps it as written where it is the label's form
+     "whole": {"Die": ["f", "pl"]}, "quotes": ["„", "“"],  optional: a label's own article whose class
+                                     the label does not tell (German "Die": "Die Smaragdstadt", "Die
+                                     Ärzte"): where the slot's case would change it for one of those
+                                     classes, the name is said whole in quotes ("von „Die Smaragdstadt“"),
+                                     elsewhere as written ("Ann schrieb Die Smaragdstadt")
      "foreign_names": {"Ottoman Empire": "n", ...}, "foreign_patterns": [["^Kingdom of ", "n"], ...]}
                                      optional: as "names" and "patterns", for names in another language
                                      standing in for the language's own (German text with DBpedia's
@@ -69,6 +74,8 @@ class Articles:
     own: dict[str, str] | None = None
     foreign: dict[str, str] | None = None
     foreign_patterns: tuple[tuple[re.Pattern, str], ...] = ()
+    whole: dict[str, tuple[str, ...]] | None = None
+    quotes: tuple[str, str] = ("“", "”")
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -109,8 +116,22 @@ class Articles:
     def _forms(self) -> frozenset:
         return frozenset(form.lower() for forms in self.articles.values() for form in forms.values())
 
+    def undeclined(self, name: str, extra: dict[str, str] | None = None) -> tuple[str, ...] | None:
+        """The classes a label's own article could be of, where the label does not tell which (``whole``)."""
+        first, space, rest = name.partition(" ")
+        if not (space and self.whole and first in self.whole and rest[:1].isupper()) or self._named(name, extra)[1]:
+            return None
+        return self.whole[first]
+
     def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
         """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
+        classes = self.undeclined(name, extra)
+        if classes and case != BARE:
+            # German usage leaves a title undeclined only in quotes ("der Autor von „Der Steppenwolf“")
+            article = name.partition(" ")[0].lower()
+            if any(self.articles[c][case] != article for c in classes):
+                return self.quotes[0] + name + self.quotes[1]
+            return None
         name, kind, own = self._named(name, extra)
         if kind is None or case == BARE:
             return None
@@ -201,10 +222,16 @@ def load(lang: str) -> Articles | None:
     foreign = data.get("foreign_names", {})
     if not isinstance(foreign, dict) or not all(isinstance(k, str) and v in articles for k, v in foreign.items()):
         raise ArticlesError(f"{name}: 'foreign_names' must map names to one of {', '.join(articles)}")
+    whole, quotes = data.get("whole", {}), data.get("quotes", ["“", "”"])
+    if not isinstance(whole, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and v and all(c in articles for c in v) for k, v in whole.items()):
+        raise ArticlesError(f"{name}: 'whole' must map a label's own article to the classes it could be of")
+    if not (isinstance(quotes, list) and len(quotes) == 2 and all(isinstance(q, str) and q for q in quotes)):
+        raise ArticlesError(f"{name}: 'quotes' must be [opening, closing]")
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
                     data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
-                    compiled["foreign_patterns"])
+                    compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes))

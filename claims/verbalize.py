@@ -133,11 +133,14 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
         phrase, generic = language.middle(predicate, _OWNER, label, case, kind=label_kind, number=kind)
         named = said.phrase(subject, "nom", extra) or subject
         return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
-    if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]):
+    # a title said whole ("Die Smaragdstadt") takes no -s genitive either
+    if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]
+                                   or said.undeclined(subject, extra)):
         head = language.head(predicate, case)
         headed = said.phrase(head[0], case, {head[0]: head[1]}) if head else None
         if headed is not None:
-            owner = said.phrase(subject, "gen", extra) if kind else f"{possessive['of']} {subject}"
+            owner = said.phrase(subject, "gen", extra) if kind else \
+                f"{possessive['of']} {said.phrase(subject, 'dat', extra) or subject}"
             return f"{headed} {owner}", False
         if kind:  # no head to name it after: the genitive before the phrase ("der Schweiz Amtssprache")
             return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))

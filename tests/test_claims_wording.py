@@ -167,14 +167,35 @@ def test_a_french_city_with_its_own_article_keeps_it_capitalised_where_it_is_not
         "Le Mans se trouve en France."
 
 
-def test_a_german_title_whose_article_could_be_plural_stays_whole():
-    """"Die" is feminine or plural ("Die Smaragdstadt", "Die Ärzte"): declined, it would be wrong half
-    the time, so such a title is said as it is."""
+@pytest.mark.parametrize("fact,slot,hop,text", [
+    (("a", "author", "oz"), 0, None, "Ann ist der Autor von „Die Smaragdstadt“."),
+    (("oz", "birthPlace", "b"), 1, None, "Der Geburtsort von „Die Smaragdstadt“ ist Bea."),
+    # where "die" stays "die" (nominative, accusative) the title is said as written
+    (("a", "author", "oz"), 1, None, "Ann schrieb Die Smaragdstadt."),
+    (("oz", "birthPlace", "b"), 0, None, "Die Smaragdstadt wurde in Bea geboren."),
+    # a path's subject: no -s genitive on a title ("Die Smaragdstadts Geburtsort"), named after the head
+    (("oz", "birthPlace", "m"), 0, ("capital", "b"), "Die Hauptstadt vom Geburtsort von „Die Smaragdstadt“ ist Bea."),
+])
+def test_a_german_title_whose_article_could_be_plural_is_quoted_whole_where_the_article_would_change(
+        fact, slot, hop, text):
+    """"Die" is feminine or plural ("Die Smaragdstadt", "Die Ärzte"): the dative is "der" or "den", so
+    declined it would be wrong half the time, and "von Die Smaragdstadt" (before) is wrong always. The
+    title is kept whole in quotation marks, as German usage allows for a title left undeclined (Duden
+    Grammatik §810: "mit „Der Richter und sein Henker“"; canoo/leo: "der Autor von „Der Steppenwolf“")."""
     names = Names()
-    names.main[("http://ex/a", "de")] = ("Ann", "kb")
-    names.main[("http://ex/oz", "de")] = ("Die Smaragdstadt", "kb")
-    assert say_it(Fact("http://ex/a", DBO + "author", "http://ex/oz"), "de", names, 0).text == \
-        "Ann ist der Autor von Die Smaragdstadt."
+    for entity, name in (("a", "Ann"), ("b", "Bea"), ("oz", "Die Smaragdstadt")):
+        names.main[("http://ex/" + entity, "de")] = (name, "kb")
+    s, p, o = fact
+    path = (DBO + hop[0], "http://ex/" + hop[1]) if hop else None
+    assert say(Fact("http://ex/" + s, DBO + p, "http://ex/" + o), "de", names, seed=0, negated=False,
+               allowed=("day",), slot=slot, hop=path).text == text
+
+
+def test_a_german_label_die_before_a_name_that_takes_the_article_is_declined_not_quoted():
+    from factforge.claims.articles import load
+
+    assert [load("de").phrase("Die Niederlande", case) for case in ("nom", "dat", "gen")] == \
+        ["die Niederlande", "den Niederlanden", "der Niederlande"]
 
 
 # 4. English names in German text
