@@ -7,7 +7,8 @@ are dealt (``template_slots``) so that each label has each template as often.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from factforge.generators.facts import Fact
 
@@ -59,7 +60,10 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         slots = {"s": subject, "o": obj}
         if generic:
             slots["p"] = negated_label if negated else label
-        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender)
+        plain = {role for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))
+                 if not _may_carry_own_article(entity, source, names)}
+        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender,
+                     plain=plain)
         template_id = f"{lang}:{template.id}"
     else:
         kind, label, negated_label = language.label_kind(*predicate_name(names, hop[0], lang))
@@ -69,11 +73,12 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         # "what X is known for"), never by its label as a noun whatever it is
         middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
         middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
-                                         lang, names, middle_kind)
+                                         lang, names, middle_kind, not _may_carry_own_article(fact.s, s_source, names))
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = negated_label if negated else label
-        text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
+        plain = set() if _may_carry_own_article(hop[1], o_source, names) else {"o"}
+        text = language.put_middle(_fill(template, negated, slots, lang, names, plain=plain), _MIDDLE, middle)
         if language.own_path(fact.p, middle_kind):
             text = _CLAUSE_COMMA.sub("", text)
         path_id = ("path" if middle_kind == "noun" else f"path.{middle_kind}") if generic_middle \
@@ -93,30 +98,44 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
                 {"subject": s_source, "object": o_source}, granularity)
 
 
+def _may_carry_own_article(entity: str, source: str, names: Names) -> bool:
+    """Whether an initial "Le", "Les", "Der", "Das" of the name said may be the label's own article: only
+    in a label of the language (an IRI's local name is most often an English title: "Les Paul", "Das
+    Damen"), and never in a person's name (the KB gives the entity a gender)."""
+    return source != LOCAL and entity not in names.genders
+
+
+@lru_cache(maxsize=None)
+def _without_own(lang: str):
+    """The language's name articles for a name whose initial article-like word is part of the name."""
+    return replace(articles.load(lang), own=None)
+
+
 def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None,
-          gender: str | None = None) -> str:
+          gender: str | None = None, plain: set[str] = frozenset()) -> str:
     """The template filled, a name that takes an article given it in its slot's case (``articles``),
     joined to the word before it, and the words that agree with a name in its number, or with the
     subject's ``gender`` where the KB gives one; ``subject``: the subject's case when the subject is a
-    name (not a path's middle)."""
-    said = articles.load(lang)
-    if said is None:
+    name (not a path's middle); ``plain``: the roles whose names carry no article of their own."""
+    if articles.load(lang) is None:
         return template.fill(negated=negated, gender=gender, **slots)
     extra = names.articles.get(lang)
     placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
         if case:
+            said = _without_own(lang) if role in plain else articles.load(lang)
             number[role] = said.kind(slots[role], extra)
-            placed[_NAMED[role]] = said.phrase(slots[role], case, extra) or slots[role]
+            placed[_NAMED[role]] = (said.phrase(slots[role], case, extra) or slots[role], said.own or ())
             slots = {**slots, role: _NAMED[role]}
     text = template.fill(negated=negated, number=number, gender=gender, **slots)
-    for slot, phrase in placed.items():
-        text = articles.join(text, slot, phrase, said.contractions, said.elisions, said.own or ())
+    said = articles.load(lang)
+    for slot, (phrase, own) in placed.items():
+        text = articles.join(text, slot, phrase, said.contractions, said.elisions, own)
     return text
 
 
 def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names,
-            label_kind: str = "noun"):
+            label_kind: str = "noun", plain: bool = False):
     """(a path's unnamed middle seen from ``subject``, generic?). A German subject that cannot take the
     -s genitive (it takes an article or ends in a sibilant) is named after the head noun, which then
     takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
@@ -126,6 +145,8 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
     said = articles.load(lang)
     if said is None:
         return language.middle(predicate, subject, label, case, kind=label_kind)
+    if plain:  # the subject's name carries no article of its own (``_may_carry_own_article``)
+        said = _without_own(lang)
     extra = names.articles.get(lang)
     kind = said.kind(subject, extra)
     possessive = language.possessive

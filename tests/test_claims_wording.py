@@ -352,3 +352,38 @@ def test_an_english_name_in_a_german_path_takes_no_genitive_s():
     (fact,) = dbpedia50("Kingdom_of_Hanover\tcapital\tHanover")
     assert said(fact, "de", 0, hop=(DBO + "country", DBR + "Germany")) == \
         "Die Hauptstadt des Kingdom of Hanover liegt in Germany."
+
+
+# 9. an initial Le/Les that is not the label's own article
+
+
+FRENCH_PEOPLE = GENDERS + """
+    <http://ex/les> rdfs:label "Les Paul"@fr ; foaf:gender "male"@en .
+    <http://ex/book> rdfs:label "Les Cavernes d'acier"@fr .
+"""
+
+
+@pytest.mark.parametrize("fact,slot,text", [
+    # a person (the KB gives a gender): "Les" is a given name, no article to join
+    (("cleo", "spouse", "les"), 0, "Cléo a été mariée à Les Paul."),
+    (("les", "birthPlace", "paris"), 1, "Le lieu de naissance de Les Paul est Paris."),
+    # a French title with its article joins the preposition, as French typography has it (Le Robert:
+    # "une adaptation des Misérables", not "de Les Misérables")
+    (("ann", "author", "book"), 0, "Ann est l'auteur des Cavernes d'acier."),
+])
+def test_a_french_les_joins_a_preposition_only_as_a_labels_own_article(tmp_path, fact, slot, text):
+    """"mariée aux Paul" before."""
+    store = store_from_text(tmp_path, "kb.ttl", FRENCH_PEOPLE)
+    names = kb_names(store, [f"http://ex/{p}" for p in ("ann", "cleo", "les", "paris", "book")], ["fr"])
+    s, p, o = fact
+    assert say_it(Fact("http://ex/" + s, DBO + p, "http://ex/" + o), "fr", names, slot).text == text
+
+
+@pytest.mark.parametrize("line,lang,slot,text", [
+    # no label in the language: the English local name is no French or German label with its own article
+    ("Les_Mutrie\tbirthPlace\tNewcastle_upon_Tyne", "fr", 1, "Le lieu de naissance de Les Mutrie est Newcastle upon Tyne."),
+    ("Das_Damen\trecordLabel\tCity_Slang", "de", 1, "Das Plattenlabel von Das Damen ist City Slang."),
+])
+def test_a_local_name_fallback_takes_no_article_of_its_own(line, lang, slot, text):
+    (fact,) = dbpedia50(line)
+    assert said(fact, lang, slot) == text
