@@ -387,3 +387,44 @@ def test_a_french_les_joins_a_preposition_only_as_a_labels_own_article(tmp_path,
 def test_a_local_name_fallback_takes_no_article_of_its_own(line, lang, slot, text):
     (fact,) = dbpedia50(line)
     assert said(fact, lang, slot) == text
+
+
+# 10. French agreement with a name whose gender or number is given
+
+
+@pytest.mark.parametrize("label,cls,slot,negated,text", [
+    ("Société Générale", "f", 0, False, "La Société Générale a été fondée à Paris."),
+    ("Société Générale", "f", 0, True, "La Société Générale n'a pas été fondée à Paris."),
+    # no class given: the first form, never a guess from the name
+    ("Renault", None, 0, False, "Renault a été fondé à Paris."),
+])
+def test_a_french_participle_agrees_with_a_name_whose_class_is_given(label, cls, slot, negated, text):
+    """"La Société Générale a été fondé" before: the label file gave the name's gender and the article
+    followed it, the participle did not."""
+    names = Names(articles={"fr": {label: cls}} if cls else {})
+    names.main[("http://ex/co", "fr")] = (label, "kb")
+    names.main[("http://ex/paris", "fr")] = ("Paris", "kb")
+    assert say_it(Fact("http://ex/co", DBO + "foundationPlace", "http://ex/paris"), "fr", names, slot,
+                  negated).text == text
+
+
+@pytest.mark.parametrize("person,predicate,slot,negated,text", [
+    ("cleo", "almaMater", 1, False, "Cléo est diplômée de Bob."),
+    ("dom", "almaMater", 1, True, "Dom n'a pas obtenu de diplôme de Bob."),
+    ("cleo", "award", 1, False, "Cléo a été récompensée par Bob."),
+    ("dom", "award", 1, False, "Dom a obtenu Bob."),
+    ("ann", "employer", 1, True, "Ann n'a pas été employée par Bob."),
+    ("dom", "employer", 1, False, "Dom a eu pour employeur Bob."),
+    ("ann", "associatedBand", 0, False, "Ann est associée au groupe Bob."),
+    ("dom", "associatedBand", 0, True, "Dom n'a pas de lien avec le groupe Bob."),
+    ("ann", "associatedBand", 1, False, "Ann s'est produite avec Bob."),
+    ("dom", "associatedBand", 1, False, "Dom a joué avec Bob."),
+    ("cleo", "associatedMusicalArtist", 1, False, "Cléo est associée au musicien Bob."),
+    ("dom", "associatedMusicalArtist", 1, False, "Dom a un lien avec le musicien Bob."),
+])
+def test_more_french_participles_agree_with_the_gender_the_kb_gives(tmp_path, person, predicate, slot, negated, text):
+    """"Cléo est diplômé", "Ann a été employé" before: the masculine whatever the KB said."""
+    store = store_from_text(tmp_path, "kb.ttl", GENDERS)
+    names = kb_names(store, [f"http://ex/{p}" for p in ("ann", "bob", "cleo", "dom")], ["fr"])
+    fact = Fact(f"http://ex/{person}", DBO + predicate, "http://ex/bob")
+    assert say_it(fact, "fr", names, slot, negated).text == text
