@@ -244,12 +244,26 @@ GENDERS = """
     ("dom", "birthPlace", 0, True, "Dom n'a pas vu le jour à Paris."),
     ("dom", "deathPlace", 0, False, "Le décès de Dom a eu lieu à Paris."),
     ("dom", "spouse", 0, True, "Il n'y a pas eu de mariage entre Dom et Bob."),
+    # "Cléo est diplômé", "Ann a été employé" before: the masculine whatever the KB said
+    ("cleo", "almaMater", 1, False, "Cléo est diplômée de Bob."),
+    ("dom", "almaMater", 1, True, "Dom n'a pas obtenu de diplôme de Bob."),
+    ("cleo", "award", 1, False, "Cléo a été récompensée par la distinction Bob."),
+    ("dom", "award", 1, False, "Dom a obtenu la distinction Bob."),
+    ("ann", "employer", 1, True, "Ann n'a pas été employée par Bob."),
+    ("dom", "employer", 1, False, "Dom a eu pour employeur Bob."),
+    ("ann", "associatedBand", 0, False, "Ann est associée au groupe Bob."),
+    ("dom", "associatedBand", 0, True, "Dom n'a pas de lien avec le groupe Bob."),
+    ("ann", "associatedBand", 1, False, "Ann s'est produite avec Bob."),
+    ("dom", "associatedBand", 1, False, "Dom a joué avec Bob."),
+    ("cleo", "associatedMusicalArtist", 1, False, "Cléo est associée au musicien Bob."),
+    ("dom", "associatedMusicalArtist", 1, False, "Dom a un lien avec le musicien Bob."),
 ])
 def test_french_participles_agree_with_the_gender_the_kb_gives(tmp_path, person, predicate, slot, negated, text):
     store = store_from_text(tmp_path, "kb.ttl", GENDERS)
     people = [f"http://ex/{p}" for p in ("ann", "bob", "cleo", "dom", "paris")]
     names = kb_names(store, people, ["fr"])
-    fact = Fact(f"http://ex/{person}", DBO + predicate, "http://ex/" + ("bob" if predicate == "spouse" else "paris"))
+    fact = Fact(f"http://ex/{person}", DBO + predicate,
+                "http://ex/" + ("paris" if predicate in ("birthPlace", "deathPlace") else "bob"))
     assert say_it(fact, "fr", names, slot, negated).text == text
 
 
@@ -406,25 +420,3 @@ def test_a_french_participle_agrees_with_a_name_whose_class_is_given(label, cls,
     names.main[("http://ex/paris", "fr")] = ("Paris", "kb")
     assert say_it(Fact("http://ex/co", DBO + "foundationPlace", "http://ex/paris"), "fr", names, slot,
                   negated).text == text
-
-
-@pytest.mark.parametrize("person,predicate,slot,negated,text", [
-    ("cleo", "almaMater", 1, False, "Cléo est diplômée de Bob."),
-    ("dom", "almaMater", 1, True, "Dom n'a pas obtenu de diplôme de Bob."),
-    ("cleo", "award", 1, False, "Cléo a été récompensée par la distinction Bob."),
-    ("dom", "award", 1, False, "Dom a obtenu la distinction Bob."),
-    ("ann", "employer", 1, True, "Ann n'a pas été employée par Bob."),
-    ("dom", "employer", 1, False, "Dom a eu pour employeur Bob."),
-    ("ann", "associatedBand", 0, False, "Ann est associée au groupe Bob."),
-    ("dom", "associatedBand", 0, True, "Dom n'a pas de lien avec le groupe Bob."),
-    ("ann", "associatedBand", 1, False, "Ann s'est produite avec Bob."),
-    ("dom", "associatedBand", 1, False, "Dom a joué avec Bob."),
-    ("cleo", "associatedMusicalArtist", 1, False, "Cléo est associée au musicien Bob."),
-    ("dom", "associatedMusicalArtist", 1, False, "Dom a un lien avec le musicien Bob."),
-])
-def test_more_french_participles_agree_with_the_gender_the_kb_gives(tmp_path, person, predicate, slot, negated, text):
-    """"Cléo est diplômé", "Ann a été employé" before: the masculine whatever the KB said."""
-    store = store_from_text(tmp_path, "kb.ttl", GENDERS)
-    names = kb_names(store, [f"http://ex/{p}" for p in ("ann", "bob", "cleo", "dom")], ["fr"])
-    fact = Fact(f"http://ex/{person}", DBO + predicate, "http://ex/bob")
-    assert say_it(fact, "fr", names, slot, negated).text == text
