@@ -35,6 +35,11 @@ Format ``factforge-claim-templates/1``::
                                        predicate without a "paths" entry whose label is of that kind
                                        (else "path": "the known for of X" reads as nonsense); forms
                                        by case as in "paths", words that agree with {s} as in templates
+     "path_clause": {"dat": "dem, was {s} als {p} {s|hat|haben},", ...}  optional (with "possessive"):
+                                       the middle of a generic noun path whose subject cannot take the
+                                       possessive (it takes an article or is a title said whole), a
+                                       clause naming it in the nominative: the label gives no gender of
+                                       its noun, so "der Besitzerfirma der Schweiz" would guess an article
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
 predicate's label in the language (else its local name in words). The kind of the label, and so the
@@ -152,6 +157,7 @@ class Language:
     local_kind: str | None = None
     verbs: dict[str, str] = field(default_factory=dict)  # a finite verb's form after "does not", by the verb
     path_kinds: dict[str, dict[str, str]] = field(default_factory=dict)  # by kind of label: phrase by case
+    path_clause: dict[str, str] = field(default_factory=dict)  # phrase by case (a noun path without possessive)
 
     def label_kind(self, label: str, local: bool) -> tuple[str, str, str]:
         """(the kind of a predicate's label, what a generic template says of it, what its negated form
@@ -174,12 +180,14 @@ class Language:
         return predicate not in self.paths and kind in self.path_kinds
 
     def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
-               owner: str | None = None, kind: str = NOUN, number: str | None = None) -> tuple[str, bool]:
+               owner: str | None = None, kind: str = NOUN, number: str | None = None,
+               clause: bool = False) -> tuple[str, bool]:
         """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, in ``case`` where
         the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive;
         ``kind``: of the label, for a predicate without a ``paths`` entry; ``number``: the subject's
-        article class, which words of the phrase agree with."""
-        forms = self.paths.get(predicate) or self.path_kinds.get(kind)
+        article class, which words of the phrase agree with; ``clause``: a generic noun path said by
+        ``path_clause``, for a subject without the possessive."""
+        forms = self.paths.get(predicate) or self.path_kinds.get(kind) or (self.path_clause if clause else None)
         phrase = forms.get(case, forms["nom"]) if forms else self.path
         phrase = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), number), phrase)
         return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), "p": label}[m.group(1)],
@@ -283,12 +291,15 @@ def load(lang: str) -> Language:
     for kind, forms in path_kinds.items():
         if any(set(_SLOT.findall(phrase)) != {"s", "p"} for phrase in forms.values()):
             raise TemplateFileError(f"{name}: path_kinds: {kind}: a phrase uses {{s}} and {{p}}")
+    path_clause = _forms(name, "path_clause", data["path_clause"]) if "path_clause" in data else {}
+    if path_clause and (possessive is None or any(set(_SLOT.findall(p)) != {"s", "p"} for p in path_clause.values())):
+        raise TemplateFileError(f"{name}: 'path_clause' needs 'possessive' and uses {{s}} and {{p}}")
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
                     {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
                     kinds, *_label_kinds(name, data, {NOUN, *kinds}), {k.lower(): v for k, v in verbs.items()},
-                    path_kinds)
+                    path_kinds, path_clause)
 
 
 def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:

@@ -79,9 +79,10 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
             slots["p"] = negated_label if negated else label
         plain = set() if _may_carry_own_article(hop[1], o_source, names) else {"o"}
         text = language.put_middle(_fill(template, negated, slots, lang, names, plain=plain), _MIDDLE, middle)
-        if language.own_path(fact.p, middle_kind):
+        if middle.endswith(","):  # a clause (a label kind's own path, or ``path_clause``)
             text = _CLAUSE_COMMA.sub("", text)
-        path_id = ("path" if middle_kind == "noun" else f"path.{middle_kind}") if generic_middle \
+        path_kind = middle_kind if middle_kind != "noun" else "clause" if middle.endswith(",") else None
+        path_id = (f"path.{path_kind}" if path_kind else "path") if generic_middle \
             else fact.p.rsplit("/", 1)[-1]
         template_id = f"{lang}:{template.id}<{path_id}"
         generic = generic or generic_middle
@@ -141,7 +142,8 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
     takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
     takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna"), and so in a
     label kind's own phrase, a clause in which the subject is said in the nominative ("what the United
-    States is known for", "wozu die Niederlande ... stehen")."""
+    States is known for", "wozu die Niederlande ... stehen"), as is a German generic noun's subject
+    that takes an article ("dem, was die Schweiz als Besitzerfirma hat")."""
     said = articles.load(lang)
     if said is None:
         return language.middle(predicate, subject, label, case, kind=label_kind)
@@ -150,8 +152,14 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
     extra = names.articles.get(lang)
     kind = said.kind(subject, extra)
     possessive = language.possessive
-    if language.own_path(predicate, label_kind):
-        phrase, generic = language.middle(predicate, _OWNER, label, case, kind=label_kind, number=kind)
+    # a generic noun without the possessive ("von der Schweiz Besitzerfirma", "von Die Smaragdstadts
+    # Besitzerfirma" were wrong): its gender is unknown, so it cannot head the phrase with an article
+    # ("der Besitzerfirma der Schweiz" would guess one); a clause names the subject in the nominative
+    clause = (possessive is not None and predicate not in language.paths and bool(language.path_clause)
+              and bool(kind or said.undeclined(subject, extra)))
+    if language.own_path(predicate, label_kind) or clause:
+        phrase, generic = language.middle(predicate, _OWNER, label, case, kind=label_kind, number=kind,
+                                          clause=clause)
         named = said.phrase(subject, "nom", extra) or subject
         return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
     # a title said whole ("Die Smaragdstadt") takes no -s genitive either

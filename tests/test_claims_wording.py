@@ -420,3 +420,30 @@ def test_a_french_participle_agrees_with_a_name_whose_class_is_given(label, cls,
     names.main[("http://ex/paris", "fr")] = ("Paris", "kb")
     assert say_it(Fact("http://ex/co", DBO + "foundationPlace", "http://ex/paris"), "fr", names, slot,
                   negated).text == text
+
+
+# 11. a German generic path whose subject cannot take the -s genitive
+
+
+@pytest.mark.parametrize("subject,articles,slot,text", [
+    # a name with an article: "von der Schweiz Besitzerfirma" before
+    ("Schweiz", {"Schweiz": "f"}, 0, "Die Hauptstadt von dem, was die Schweiz als Besitzerfirma hat, ist Bea."),
+    ("Schweiz", {"Schweiz": "f"}, 1, "Bea ist die Hauptstadt von dem, was die Schweiz als Besitzerfirma hat."),
+    ("Niederlande", {"Niederlande": "pl"}, 0,
+     "Die Hauptstadt von dem, was die Niederlande als Besitzerfirma haben, ist Bea."),
+    # a title said whole: "von Die Smaragdstadts Besitzerfirma" before
+    ("Die Smaragdstadt", {}, 0, "Die Hauptstadt von dem, was Die Smaragdstadt als Besitzerfirma hat, ist Bea."),
+    # a name that takes the -s genitive keeps it
+    ("Ann", {}, 0, "Die Hauptstadt von Anns Besitzerfirma ist Bea."),
+])
+def test_a_german_generic_path_names_a_subject_without_the_s_genitive_in_a_clause(
+        ontology, subject, articles, slot, text):
+    """The label gives no gender of its noun, so "der Besitzerfirma der Schweiz" would guess its
+    article: a relative clause names the subject in the nominative, whose article the lists give."""
+    names = Names(main=dict(ontology.main), articles={"de": articles})
+    names.main[("http://ex/s", "de")] = (subject, "kb")
+    said_it = say(Fact("http://ex/s", DBO + "owningCompany", "http://ex/m"), "de", names, seed=0, negated=False,
+                  allowed=("day",), slot=slot, hop=(DBO + "capital", "http://ex/b"))
+    assert said_it.text == text
+    # the answers name the clause as the path's template
+    assert said_it.template.endswith("<path.clause") == (subject != "Ann")
