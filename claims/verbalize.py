@@ -100,10 +100,12 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
 
 
 def _may_carry_own_article(entity: str, source: str, names: Names) -> bool:
-    """Whether an initial "Le", "Les", "Der", "Das" of the name said may be the label's own article: only
-    in a label of the language (an IRI's local name is most often an English title: "Les Paul", "Das
-    Damen"), and never in a person's name (the KB gives the entity a gender)."""
-    return source != LOCAL and entity not in names.genders
+    """Whether an initial "Le", "Les", "Der", "Das" of the name said may be the label's own article: in
+    a label of the language, and in an IRI's local name only where the KB types the entity as a place
+    or a work and not an agent ("Le_Mans": "au Mans"; a local name is else most often an English title
+    or a person's name: "Les Paul", "Das Damen"), and never in a person's name (the KB gives the
+    entity a gender)."""
+    return (source != LOCAL or entity in names.places_and_works) and entity not in names.genders
 
 
 @lru_cache(maxsize=None)

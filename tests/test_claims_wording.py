@@ -447,3 +447,44 @@ def test_a_german_generic_path_names_a_subject_without_the_s_genitive_in_a_claus
     assert said_it.text == text
     # the answers name the clause as the path's template
     assert said_it.template.endswith("<path.clause") == (subject != "Ann")
+
+
+# 12. a local name's initial Le/Les is its own article where the KB types a place or a work
+
+
+TYPED = """
+    @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+    @prefix foaf: <http://xmlns.com/foaf/0.1/> .
+    @prefix dbo: <http://dbpedia.org/ontology/> .
+    @prefix dbr: <http://dbpedia.org/resource/> .
+    <http://ex/ann> rdfs:label "Ann"@fr ; foaf:gender "female"@en .
+    dbr:Le_Mans a dbo:City .
+    dbr:Les_%C3%89boulements a dbo:Location , dbo:Town .
+    dbr:Le_Chat_Bleu a dbo:Album .
+    dbr:Le_Freak a dbo:MusicalArtist , dbo:Single .
+    dbr:Les_Mutrie a dbo:SoccerPlayer .
+"""
+
+
+@pytest.mark.parametrize("fact,slot,text", [
+    # a place (City, Town under dbo:Place in the ontology): "à Le Mans" before, "au Mans" before l3
+    (("ann", "birthPlace", "Le_Mans"), 0, "Ann est née au Mans."),
+    (("ann", "birthPlace", "Les_%C3%89boulements"), 0, "Ann est née aux Éboulements."),
+    (("Le_Mans", "birthPlace", "France"), 1, "Le lieu de naissance du Mans est la France."),
+    (("Le_Mans", "country", "France"), 0, "Le Mans se trouve en France."),  # kept where it does not change
+    # a work (Album under dbo:Work)
+    (("Le_Chat_Bleu", "recordLabel", "Capitol_Records"), 1, "Le label du Chat Bleu est Capitol Records."),
+    # untyped, typed as an agent too, or a person: as written
+    (("ann", "birthPlace", "Le_Sueur,_Minnesota"), 0, "Ann est née à Le Sueur, Minnesota."),
+    (("Le_Freak", "recordLabel", "Capitol_Records"), 1, "Le label de Le Freak est Capitol Records."),
+    (("Les_Mutrie", "birthPlace", "Paris"), 1, "Le lieu de naissance de Les Mutrie est Paris."),
+])
+def test_a_local_names_le_is_its_own_article_where_the_kb_types_a_place_or_a_work(tmp_path, fact, slot, text):
+    from factforge.sparql.loading import load_files
+
+    store = store_from_text(tmp_path, "kb.ttl", TYPED)
+    load_files(store, [need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl")], progress=False)
+    s, p, o = fact
+    subject, obj = ("http://ex/ann" if e == "ann" else DBR + e for e in (s, o))
+    names = kb_names(store, [subject, obj], ["fr"])
+    assert say_it(Fact(subject, DBO + p, obj), "fr", names, slot).text == text
