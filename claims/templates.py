@@ -35,6 +35,11 @@ Format ``factforge-claim-templates/1``::
                                        predicate without a "paths" entry whose label is of that kind
                                        (else "path": "the known for of X" reads as nonsense); forms
                                        by case as in "paths", words that agree with {s} as in templates
+     "path_splits": {"copula": ["^(?P<relation>.+ of) (?P<thing>.+)$", "the {thing} {s} is {relation}"]},
+                                       optional: for a label of that kind whose {p} the expression
+                                       matches, the path's middle said with its groups ("the military
+                                       conflict X is part of", not "the object of “X is part of
+                                       military conflict”"); else the kind's "path_kinds" phrase
      "path_clause": {"dat": "dem, was {s} als {p} {s|hat|haben},", ...}  optional (with "possessive"):
                                        the middle of a generic noun path whose subject cannot take the
                                        possessive (it takes an article or is a title said whole), a
@@ -158,6 +163,7 @@ class Language:
     verbs: dict[str, str] = field(default_factory=dict)  # a finite verb's form after "does not", by the verb
     path_kinds: dict[str, dict[str, str]] = field(default_factory=dict)  # by kind of label: phrase by case
     path_clause: dict[str, str] = field(default_factory=dict)  # phrase by case (a noun path without possessive)
+    path_splits: dict[str, tuple[re.Pattern, str]] = field(default_factory=dict)  # by kind: label parts, phrase
 
     def label_kind(self, label: str, local: bool) -> tuple[str, str, str]:
         """(the kind of a predicate's label, what a generic template says of it, what its negated form
@@ -189,8 +195,13 @@ class Language:
         ``path_clause``, for a subject without the possessive."""
         forms = self.paths.get(predicate) or self.path_kinds.get(kind) or (self.path_clause if clause else None)
         phrase = forms.get(case, forms["nom"]) if forms else self.path
+        parts = {"p": label}
+        split = self.path_splits.get(kind) if predicate not in self.paths else None
+        found = split[0].search(label) if split else None
+        if found:
+            phrase, parts = split[1], found.groupdict()
         phrase = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), number), phrase)
-        return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), "p": label}[m.group(1)],
+        return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), **parts}[m.group(1)],
                          phrase), predicate not in self.paths
 
     def head(self, predicate: str, case: str) -> tuple[str, str] | None:
@@ -294,12 +305,30 @@ def load(lang: str) -> Language:
     path_clause = _forms(name, "path_clause", data["path_clause"]) if "path_clause" in data else {}
     if path_clause and (possessive is None or any(set(_SLOT.findall(p)) != {"s", "p"} for p in path_clause.values())):
         raise TemplateFileError(f"{name}: 'path_clause' needs 'possessive' and uses {{s}} and {{p}}")
+    splits = data.get("path_splits", {})
+    if not isinstance(splits, dict) or set(splits) - set(path_kinds):
+        raise TemplateFileError(f"{name}: 'path_splits' must map kinds of label with path_kinds to "
+                                "[regular expression, phrase]")
+    path_splits = {kind: _split(name, kind, entry) for kind, entry in splits.items()}
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
                     {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
                     kinds, *_label_kinds(name, data, {NOUN, *kinds}), {k.lower(): v for k, v in verbs.items()},
-                    path_kinds, path_clause)
+                    path_kinds, path_clause, path_splits)
+
+
+def _split(name: str, kind: str, entry) -> tuple[re.Pattern, str]:
+    """A ``path_splits`` entry: its expression's named groups are the slots its phrase uses beside {s}."""
+    if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)):
+        raise TemplateFileError(f"{name}: path_splits: {kind}: expected [regular expression, phrase]")
+    try:
+        pattern = re.compile(entry[0])
+    except re.error as error:
+        raise TemplateFileError(f"{name}: path_splits: {kind}: {error}") from None
+    if set(_SLOT.findall(entry[1])) != {"s", *pattern.groupindex}:
+        raise TemplateFileError(f"{name}: path_splits: {kind}: the phrase uses {{s}} and the expression's groups")
+    return pattern, entry[1]
 
 
 def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:

@@ -294,8 +294,9 @@ def test_a_template_that_agrees_with_a_gender_needs_neutral_forms_and_kinds_need
     ("knownFor", "en", 0, "The capital of what Ann is known for is Bea."),
     ("influencedBy", "en", 1, "Bea is the capital of what Ann is influenced by."),
     ("owns", "en", 0, "The capital of what Ann owns is Bea."),
-    # a label with its own copula and no preposition names the statement
-    ("isPartOfMilitaryConflict", "en", 0, "The capital of the object of “Ann is part of military conflict” is Bea."),
+    # a label with its own copula and a noun after its preposition: the noun, then a relative clause
+    # ("the object of “Ann is part of military conflict”" before)
+    ("isPartOfMilitaryConflict", "en", 0, "The capital of the military conflict Ann is part of is Bea."),
     ("owningCompany", "de", 0, "Die Hauptstadt von Anns Besitzerfirma ist Bea."),
     ("knownFor", "de", 0, "Die Hauptstadt von dem, wozu Ann in der Beziehung „bekannt für“ steht, ist Bea."),
     # the relative clause's closing comma is not said before the sentence's end
@@ -311,6 +312,30 @@ def test_a_path_through_a_predicate_without_a_template_says_its_middle_by_the_ki
     said_it = say(fact, lang, ontology, seed=0, negated=False, allowed=("day",), slot=slot,
                   hop=(DBO + "capital", "http://ex/b"))
     assert said_it.text == text and said_it.generic
+
+
+def test_a_copula_label_without_a_noun_after_a_preposition_names_the_statement():
+    """A copula label that cannot be split into a relation and its noun is named whole."""
+    names = Names()
+    for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea"), (DBO + "peerReviewed", "is peer reviewed")):
+        names.main[(entity, "en")] = (name, "kb")
+    fact = Fact("http://ex/a", DBO + "peerReviewed", "http://ex/m")
+    said_it = say(fact, "en", names, seed=0, negated=False, allowed=("day",), slot=0,
+                  hop=(DBO + "capital", "http://ex/b"))
+    assert said_it.text == "The capital of the object of “Ann is peer reviewed” is Bea."
+
+
+def test_a_path_split_phrase_uses_the_subject_and_its_expressions_groups():
+    from factforge.claims.templates import TemplateFileError, _split
+
+    split = "^(?P<relation>.+ of) (?P<thing>.+)$"
+    pattern, _ = _split("en.json", "copula", [split, "the {thing} {s} is {relation}"])
+    assert pattern.search("part of military conflict").groupdict() == \
+        {"relation": "part of", "thing": "military conflict"}
+    with pytest.raises(TemplateFileError, match="copula: the phrase uses {s} and the expression's groups"):
+        _split("en.json", "copula", [split, "the {thing} {s} is {p}"])
+    with pytest.raises(TemplateFileError, match=r"copula: expected \[regular expression, phrase\]"):
+        _split("en.json", "copula", "the {p} of {s}")
 
 
 def test_a_path_clause_agrees_with_a_plural_subject(ontology):
