@@ -26,6 +26,10 @@ Format ``factforge-name-articles/1``::
                                      above lists (Le Mans, Les Andelys, Der Spiegel), and its class: the
                                      name then takes it in its slot's case ("du Mans", "au Mans", "vom
                                      Spiegel") and keeps it as written where it is the label's form
+     "own_typed": ["place", "work"],  optional: the kinds of entity the KB types (``names``: a place, a
+                                     work, never an agent) whose name made from the IRI's local name
+                                     takes its initial "own" word as its article ("au Mans"); any other
+                                     local name is said as written ("de Les Mutrie")
      "whole": {"Die": ["f", "pl"]}, "quotes": ["„", "“"],  optional: a label's own article whose class
                                      the label does not tell (German "Die": "Die Smaragdstadt", "Die
                                      Ärzte"): where the slot's case would change it for one of those
@@ -76,6 +80,7 @@ class Articles:
     foreign_patterns: tuple[tuple[re.Pattern, str], ...] = ()
     whole: dict[str, tuple[str, ...]] | None = None
     quotes: tuple[str, str] = ("“", "”")
+    own_typed: frozenset[str] = frozenset()
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -231,7 +236,11 @@ def load(lang: str) -> Articles | None:
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
+    own_typed = data.get("own_typed", [])
+    if not isinstance(own_typed, list) or not set(own_typed) <= {"place", "work"}:
+        raise ArticlesError(f"{name}: 'own_typed' must list kinds of entity among place and work")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
                     data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
-                    compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes))
+                    compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes),
+                    frozenset(own_typed))

@@ -61,7 +61,7 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         if generic:
             slots["p"] = negated_label if negated else label
         plain = {role for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))
-                 if not _may_carry_own_article(entity, source, names)}
+                 if not _may_carry_own_article(entity, source, names, lang)}
         text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender,
                      plain=plain)
         template_id = f"{lang}:{template.id}"
@@ -72,12 +72,13 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         # the middle is said by the kind of the first predicate's label ("the owning company of X",
         # "what X is known for"), never by its label as a noun whatever it is
         middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
+        plain_subject = not _may_carry_own_article(fact.s, s_source, names, lang)
         middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
-                                         lang, names, middle_kind, not _may_carry_own_article(fact.s, s_source, names))
+                                         lang, names, middle_kind, plain_subject)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = negated_label if negated else label
-        plain = set() if _may_carry_own_article(hop[1], o_source, names) else {"o"}
+        plain = set() if _may_carry_own_article(hop[1], o_source, names, lang) else {"o"}
         text = language.put_middle(_fill(template, negated, slots, lang, names, plain=plain), _MIDDLE, middle)
         if middle.endswith(","):  # a clause (a label kind's own path, or ``path_clause``)
             text = _CLAUSE_COMMA.sub("", text)
@@ -99,13 +100,16 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
                 {"subject": s_source, "object": o_source}, granularity)
 
 
-def _may_carry_own_article(entity: str, source: str, names: Names) -> bool:
+def _may_carry_own_article(entity: str, source: str, names: Names, lang: str) -> bool:
     """Whether an initial "Le", "Les", "Der", "Das" of the name said may be the label's own article: in
-    a label of the language, and in an IRI's local name only where the KB types the entity as a place
-    or a work and not an agent ("Le_Mans": "au Mans"; a local name is else most often an English title
-    or a person's name: "Les Paul", "Das Damen"), and never in a person's name (the KB gives the
-    entity a gender)."""
-    return (source != LOCAL or entity in names.places_and_works) and entity not in names.genders
+    a label of the language, and in an IRI's local name only where the KB types the entity as a kind
+    the language's article file lists (``own_typed``: French places and works, "Le_Mans": "au Mans";
+    German places only, since a title may be a sentence, "Der Regen fällt"); a local name is else
+    most often an English title or a person's name ("Les Paul", "Das Damen"); never in a person's name
+    (the KB gives the entity a gender)."""
+    said = articles.load(lang)
+    typed = said is not None and bool(names.typed.get(entity, frozenset()) & said.own_typed)
+    return (source != LOCAL or typed) and entity not in names.genders
 
 
 @lru_cache(maxsize=None)
