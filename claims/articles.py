@@ -22,10 +22,24 @@ Format ``factforge-name-articles/1``::
                                      takes the class of the first pattern it matches (a regular
                                      expression, searched), for a kind of name (English "the Kingdom of
                                      X") too open to list
-     "own": {"Le": "m", "Les": "pl"}}  optional: a label's own article, as it begins a name none of the
+     "own": {"Le": "m", "Les": "pl"},  optional: a label's own article, as it begins a name none of the
                                      above lists (Le Mans, Les Andelys, Der Spiegel), and its class: the
                                      name then takes it in its slot's case ("du Mans", "au Mans", "vom
                                      Spiegel") and keeps it as written where it is the label's form
+     "own_typed": ["place", "work"],  optional: the kinds of entity the KB types (``names``: a place, a
+                                     work, never an agent) whose name made from the IRI's local name
+                                     takes its initial "own" word as its article ("au Mans"); any other
+                                     local name is said as written ("de Les Mutrie")
+     "whole": {"Die": ["f", "pl"]}, "quotes": ["„", "“"],  optional: a label's own article whose class
+                                     the label does not tell (German "Die": "Die Smaragdstadt", "Die
+                                     Ärzte"): where the slot's case would change it for one of those
+                                     classes, the name is said whole in quotes ("von „Die Smaragdstadt“"),
+                                     elsewhere as written ("Ann schrieb Die Smaragdstadt")
+     "foreign_names": {"Ottoman Empire": "n", ...}, "foreign_patterns": [["^Kingdom of ", "n"], ...]}
+                                     optional: as "names" and "patterns", for names in another language
+                                     standing in for the language's own (German text with DBpedia's
+                                     English names): they take the article ("des Ottoman Empire") but
+                                     not the language's endings ("des Ottoman Empires", "dem Middlen East")
 
 A vowel is a, e, i, o, u or one with an accent: an initial h or y is not, since the place names that
 begin with one (Hongrie, Honduras, Yémen) keep their article whole; "de Henri" reads old-fashioned
@@ -62,6 +76,11 @@ class Articles:
     elisions: tuple[tuple[str, str], ...] = ()
     patterns: tuple[tuple[re.Pattern, str], ...] = ()
     own: dict[str, str] | None = None
+    foreign: dict[str, str] | None = None
+    foreign_patterns: tuple[tuple[re.Pattern, str], ...] = ()
+    whole: dict[str, tuple[str, ...]] | None = None
+    quotes: tuple[str, str] = ("“", "”")
+    own_typed: frozenset[str] = frozenset()
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -71,6 +90,13 @@ class Articles:
         kind = (extra or {}).get(name) or self.names.get(name)
         if kind is None:
             kind = next((found for pattern, found in self.patterns if pattern.search(name)), None)
+        return kind or self._foreign(name)
+
+    def _foreign(self, name: str) -> str | None:
+        """The class of a name in another language standing in for one of the language's own."""
+        kind = (self.foreign or {}).get(name)
+        if kind is None:
+            kind = next((found for pattern, found in self.foreign_patterns if pattern.search(name)), None)
         return kind
 
     def _named(self, name: str, extra: dict[str, str] | None) -> tuple[str, str | None, str | None]:
@@ -95,13 +121,27 @@ class Articles:
     def _forms(self) -> frozenset:
         return frozenset(form.lower() for forms in self.articles.values() for form in forms.values())
 
+    def undeclined(self, name: str, extra: dict[str, str] | None = None) -> tuple[str, ...] | None:
+        """The classes a label's own article could be of, where the label does not tell which (``whole``)."""
+        first, space, rest = name.partition(" ")
+        if not (space and self.whole and first in self.whole and rest[:1].isupper()) or self._named(name, extra)[1]:
+            return None
+        return self.whole[first]
+
     def phrase(self, name: str, case: str, extra: dict[str, str] | None = None) -> str | None:
         """``name`` with its article in ``case``, or None when it takes none (or the slot is bare)."""
+        classes = self.undeclined(name, extra)
+        if classes and case != BARE:
+            # German usage leaves a title undeclined only in quotes ("der Autor von „Der Steppenwolf“")
+            article = name.partition(" ")[0].lower()
+            if any(self.articles[c][case] != article for c in classes):
+                return self.quotes[0] + name + self.quotes[1]
+            return None
         name, kind, own = self._named(name, extra)
         if kind is None or case == BARE:
             return None
         article = self.articles[kind][case]
-        if self.weak_en is not None:
+        if self.weak_en is not None and not self._foreign(name):  # a foreign name keeps its own endings
             name = self._declined(name, kind, case)
         if own and own.lower() == article:
             return f"{own} {name}"  # a city's or a title's article is written as the label writes it
@@ -170,21 +210,37 @@ def load(lang: str) -> Articles | None:
         raise ArticlesError(f"{name}: 'names' must map names to one of {', '.join(articles)}")
     weak = data.get("weak_en")
     pairs = {}
-    for key, size in (("contractions", 3), ("elisions", 2), ("patterns", 2)):
+    for key, size in (("contractions", 3), ("elisions", 2), ("patterns", 2), ("foreign_patterns", 2)):
         found = data.get(key, [])
         if not isinstance(found, list) or not all(
                 isinstance(c, list) and len(c) == size and all(isinstance(w, str) and w for w in c) for c in found):
             raise ArticlesError(f"{name}: {key!r} must be a list of {size} strings each")
         pairs[key] = tuple(tuple(c) for c in found)
-    try:
-        patterns = tuple((re.compile(pattern), kind) for pattern, kind in pairs["patterns"])
-    except re.error as error:
-        raise ArticlesError(f"{name}: 'patterns': {error}") from None
-    if any(kind not in articles for _, kind in patterns):
-        raise ArticlesError(f"{name}: 'patterns' must give each one of {', '.join(articles)}")
+    compiled = {}
+    for key in ("patterns", "foreign_patterns"):
+        try:
+            compiled[key] = tuple((re.compile(pattern), kind) for pattern, kind in pairs[key])
+        except re.error as error:
+            raise ArticlesError(f"{name}: {key!r}: {error}") from None
+        if any(kind not in articles for _, kind in compiled[key]):
+            raise ArticlesError(f"{name}: {key!r} must give each one of {', '.join(articles)}")
+    foreign = data.get("foreign_names", {})
+    if not isinstance(foreign, dict) or not all(isinstance(k, str) and v in articles for k, v in foreign.items()):
+        raise ArticlesError(f"{name}: 'foreign_names' must map names to one of {', '.join(articles)}")
+    whole, quotes = data.get("whole", {}), data.get("quotes", ["“", "”"])
+    if not isinstance(whole, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and v and all(c in articles for c in v) for k, v in whole.items()):
+        raise ArticlesError(f"{name}: 'whole' must map a label's own article to the classes it could be of")
+    if not (isinstance(quotes, list) and len(quotes) == 2 and all(isinstance(q, str) and q for q in quotes)):
+        raise ArticlesError(f"{name}: 'quotes' must be [opening, closing]")
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
+    own_typed = data.get("own_typed", [])
+    if not isinstance(own_typed, list) or not set(own_typed) <= {"place", "work"}:
+        raise ArticlesError(f"{name}: 'own_typed' must list kinds of entity among place and work")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
-                    data.get("elided"), pairs["elisions"], patterns, own)
+                    data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
+                    compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes),
+                    frozenset(own_typed))

@@ -22,6 +22,7 @@ from factforge.sparql.profiles import batched
 from factforge.sparql.store import Store
 from factforge.sparql.terms import TermError, iri
 
+from . import articles
 from .errors import ClaimsError
 from .keyed import keyed_index
 
@@ -45,6 +46,10 @@ class Names:
     aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     articles: dict[str, dict[str, str]] = field(default_factory=dict)  # a label file's: by language, name: class
     genders: dict[str, str] = field(default_factory=dict)  # by entity: "m" or "f", where the KB gives one
+    # by entity: "place", "work", what the KB types it as (never an agent), among those whose local name
+    # begins with an article-like word: where the language says so, the word is the name's own article
+    # ("Le Mans": "au Mans"; ``articles``' own_typed)
+    typed: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def name(self, entity: str, lang: str) -> tuple[str, str]:
         """(name, source): source is ``kb``, ``label file`` or ``local name``."""
@@ -88,6 +93,7 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
     # a gender other than these, or two that differ, gets the wording that agrees with none
     names = Names(articles=getattr(user, "articles", {}),
                   genders={e: next(iter(g)) for e, g in sorted(genders.items()) if len(g) == 1 and None not in g})
+    names.typed = _place_or_work(store, entities, langs)
     for entity in sorted(set(entities)):
         for lang in langs:
             # several labels in one language (a KB merged from sources): the first in code point order
@@ -104,6 +110,21 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
                     a for a in found.get((entity, lang, "alt"), ())
                     if a != main and words & {w.lower() for w in _WORD.findall(a)})
     return names
+
+
+def _place_or_work(store: Store, entities, langs: list[str]) -> dict[str, frozenset[str]]:
+    """What the KB types those of ``entities`` as ("place", "work"), whose local name begins with a word
+    that is a label's own article in one of ``langs`` (``articles``: "Le", "Les", "Der", "Das"), where it
+    does not type them as an agent: asked of those alone, since only their names can fall back to such
+    a local name."""
+    files = [articles.load(lang) for lang in langs]
+    words = {word for said in files if said is not None for word in (said.own or {})}
+    wanted = sorted(e for e in set(entities) if local_name(e).split(" ", 1)[0] in words)
+    kinds: dict[str, set[str]] = {}
+    for batch in batched(wanted):
+        for row in store.select("entity_name_kinds", entities=[iri(e) for e in batch]):
+            kinds.setdefault(row["e"].value, set()).add(row["kind"].value)
+    return {e: frozenset(found) for e, found in sorted(kinds.items()) if "agent" not in found}
 
 
 class UserLabels(dict):

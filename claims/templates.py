@@ -26,8 +26,25 @@ Format ``factforge-claim-templates/1``::
      "label_kinds": [["relation", "^(?:is )?(?P<p>.+ (?:of|in|for|by))$"], ...],  optional: the kind of
                                        a predicate's label, the first regular expression that matches
                                        it (case aside), its group p what {p} says; else "noun" ("generic")
-     "local_kind": "quoted"}           optional: the kind of a label made from the IRI's local name (in
+     "local_kind": "quoted",           optional: the kind of a label made from the IRI's local name (in
                                        English words: named, not conjugated, in another language)
+     "verbs": {"owns": "own", ...},    optional: labels whose first word is a finite verb, with its form
+                                       after "does not": kind "verb" ("X owns Y", "X does not own Y"),
+                                       a closed list since "features", "honours" end in -s as nouns do
+     "path_kinds": {"relation": "what {s} is {p}", ...}}  optional: the middle of a 2-hop path for a
+                                       predicate without a "paths" entry whose label is of that kind
+                                       (else "path": "the known for of X" reads as nonsense); forms
+                                       by case as in "paths", words that agree with {s} as in templates
+     "path_splits": {"copula": ["^(?P<relation>.+ of) (?P<thing>.+)$", "the {thing} {s} is {relation}"]},
+                                       optional: for a label of that kind whose {p} the expression
+                                       matches, the path's middle said with its groups ("the military
+                                       conflict X is part of", not "the object of “X is part of
+                                       military conflict”"); else the kind's "path_kinds" phrase
+     "path_clause": {"dat": "dem, was {s} als {p} {s|hat|haben},", ...}  optional (with "possessive"):
+                                       the middle of a generic noun path whose subject cannot take the
+                                       possessive (it takes an article or is a title said whole), a
+                                       clause naming it in the nominative: the label gives no gender of
+                                       its noun, so "der Besitzerfirma der Schweiz" would guess an article
 
 ``{s}`` and ``{o}`` are the subject's and object's names, ``{p}`` (generic templates only) the
 predicate's label in the language (else its local name in words). The kind of the label, and so the
@@ -143,26 +160,49 @@ class Language:
     generic_kinds: dict[str, tuple[Template, ...]] = field(default_factory=dict)
     label_kinds: tuple[tuple[str, re.Pattern], ...] = ()
     local_kind: str | None = None
+    verbs: dict[str, str] = field(default_factory=dict)  # a finite verb's form after "does not", by the verb
+    path_kinds: dict[str, dict[str, str]] = field(default_factory=dict)  # by kind of label: phrase by case
+    path_clause: dict[str, str] = field(default_factory=dict)  # phrase by case (a noun path without possessive)
+    path_splits: dict[str, tuple[re.Pattern, str]] = field(default_factory=dict)  # by kind: label parts, phrase
 
-    def label_kind(self, label: str, local: bool) -> tuple[str, str]:
-        """(the kind of a predicate's label, what a generic template says of it): ``local``, a label made
-        from the IRI's local name."""
+    def label_kind(self, label: str, local: bool) -> tuple[str, str, str]:
+        """(the kind of a predicate's label, what a generic template says of it, what its negated form
+        says): ``local``, a label made from the IRI's local name."""
         if local and self.local_kind:
-            return self.local_kind, label
+            return self.local_kind, label, label
+        verb, space, rest = label.partition(" ")
+        if verb.lower() in self.verbs:
+            return "verb", label, self.verbs[verb.lower()] + space + rest
         for kind, pattern in self.label_kinds:
             found = pattern.search(label)
             if found:
-                return kind, found.group("p") if "p" in pattern.groupindex else label
-        return NOUN, label
+                said = found.group("p") if "p" in pattern.groupindex else label
+                return kind, said, said
+        return NOUN, label, label
+
+    def own_path(self, predicate: str, kind: str) -> bool:
+        """Whether the path phrase of ``predicate`` is its label kind's own (no ``paths`` entry, and a
+        ``path_kinds`` one), which names its subject in a clause of its own, not by a possessive."""
+        return predicate not in self.paths and kind in self.path_kinds
 
     def middle(self, predicate: str, subject: str, label: str, case: str = "nom",
-               owner: str | None = None) -> tuple[str, bool]:
+               owner: str | None = None, kind: str = NOUN, number: str | None = None,
+               clause: bool = False) -> tuple[str, bool]:
         """(the phrase for the unnamed object of ``predicate`` seen from ``subject``, in ``case`` where
-        the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive."""
-        forms = self.paths.get(predicate)
+        the phrase has that form, generic?); ``owner``: what stands for ``{g}`` instead of the possessive;
+        ``kind``: of the label, for a predicate without a ``paths`` entry; ``number``: the subject's
+        article class, which words of the phrase agree with; ``clause``: a generic noun path said by
+        ``path_clause``, for a subject without the possessive."""
+        forms = self.paths.get(predicate) or self.path_kinds.get(kind) or (self.path_clause if clause else None)
         phrase = forms.get(case, forms["nom"]) if forms else self.path
-        return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), "p": label}[m.group(1)],
-                         phrase), forms is None
+        parts = {"p": label}
+        split = self.path_splits.get(kind) if predicate not in self.paths else None
+        found = split[0].search(label) if split else None
+        if found:
+            phrase, parts = split[1], found.groupdict()
+        phrase = _AGREE.sub(lambda m: _agreeing(m.group(2).split("|"), number), phrase)
+        return _SLOT.sub(lambda m: {"s": subject, "g": owner or self._possessive(subject), **parts}[m.group(1)],
+                         phrase), predicate not in self.paths
 
     def head(self, predicate: str, case: str) -> tuple[str, str] | None:
         """(the head noun of ``predicate``'s path phrase in ``case``, its gender), where the phrase is a
@@ -249,11 +289,46 @@ def load(lang: str) -> Language:
     if not isinstance(kinds, dict):
         raise TemplateFileError(f"{name}: 'generic_kinds' must map kinds of label to templates")
     kinds = {kind: _templates(name, f"generic_kinds: {kind}", entries, ("s", "o", "p")) for kind, entries in kinds.items()}
+    verbs = data.get("verbs", {})
+    if not isinstance(verbs, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and v
+                                              for k, v in verbs.items()):
+        raise TemplateFileError(f"{name}: 'verbs' must map a finite verb to its form after a negation")
+    if verbs and "verb" not in kinds:
+        raise TemplateFileError(f"{name}: 'verbs' needs generic_kinds templates of kind 'verb'")
+    path_kinds = data.get("path_kinds", {})
+    if not isinstance(path_kinds, dict) or set(path_kinds) - set(kinds):
+        raise TemplateFileError(f"{name}: 'path_kinds' must map kinds of label with generic_kinds to phrases")
+    path_kinds = {kind: _forms(name, kind, phrase) for kind, phrase in path_kinds.items()}
+    for kind, forms in path_kinds.items():
+        if any(set(_SLOT.findall(phrase)) != {"s", "p"} for phrase in forms.values()):
+            raise TemplateFileError(f"{name}: path_kinds: {kind}: a phrase uses {{s}} and {{p}}")
+    path_clause = _forms(name, "path_clause", data["path_clause"]) if "path_clause" in data else {}
+    if path_clause and (possessive is None or any(set(_SLOT.findall(p)) != {"s", "p"} for p in path_clause.values())):
+        raise TemplateFileError(f"{name}: 'path_clause' needs 'possessive' and uses {{s}} and {{p}}")
+    splits = data.get("path_splits", {})
+    if not isinstance(splits, dict) or set(splits) - set(path_kinds):
+        raise TemplateFileError(f"{name}: 'path_splits' must map kinds of label with path_kinds to "
+                                "[regular expression, phrase]")
+    path_splits = {kind: _split(name, kind, entry) for kind, entry in splits.items()}
     return Language(lang, data["end"], data["date"], data["span"], data["and"], data["path"], predicates, generic,
                     {iri(key, field=f"{name}: paths").value: phrase for key, phrase in paths.items()}, possessive,
                     tuple(tuple(c) for c in contractions),
                     {iri(key, field=f"{name}: heads").value: gender for key, gender in heads.items()},
-                    kinds, *_label_kinds(name, data, {NOUN, *kinds}))
+                    kinds, *_label_kinds(name, data, {NOUN, *kinds}), {k.lower(): v for k, v in verbs.items()},
+                    path_kinds, path_clause, path_splits)
+
+
+def _split(name: str, kind: str, entry) -> tuple[re.Pattern, str]:
+    """A ``path_splits`` entry: its expression's named groups are the slots its phrase uses beside {s}."""
+    if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)):
+        raise TemplateFileError(f"{name}: path_splits: {kind}: expected [regular expression, phrase]")
+    try:
+        pattern = re.compile(entry[0])
+    except re.error as error:
+        raise TemplateFileError(f"{name}: path_splits: {kind}: {error}") from None
+    if set(_SLOT.findall(entry[1])) != {"s", *pattern.groupindex}:
+        raise TemplateFileError(f"{name}: path_splits: {kind}: the phrase uses {{s}} and the expression's groups")
+    return pattern, entry[1]
 
 
 def _label_kinds(name: str, data: dict, kinds: set[str]) -> tuple[tuple, str | None]:

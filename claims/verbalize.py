@@ -6,14 +6,16 @@ are dealt (``template_slots``) so that each label has each template as often.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from factforge.generators.facts import Fact
 
 from . import articles
 from .dates import GRANULARITIES, coarsest, say_date
 from .keyed import keyed_index, keyed_rank
-from .names import LOCAL, Names, predicate_label, predicate_name
+from .names import LOCAL, Names, predicate_name
 from .templates import load
 
 
@@ -21,6 +23,9 @@ _MIDDLE = "\x00"  # where a path's middle goes, until it is put there with the l
 _NAMED = {"s": "\x01", "o": "\x02"}  # where a name with its article goes, until joined to its preposition
 _OWNER = "\x03"  # where a path's subject goes in its middle, likewise
 _STOPS = ".?!…"
+# a path's middle said as a relative clause closes it with a comma ("von dem, wozu X ... steht, ist Y"),
+# which punctuation or the sentence's end takes the place of
+_CLAUSE_COMMA = re.compile(r",(?=$|[.:;!?])")
 
 
 @dataclass(frozen=True)
@@ -49,25 +54,38 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     subject, s_source = names.say(fact.s, lang, seed=seed, role="subject", subject=fact.s, predicate=fact.p)
     gender = names.genders.get(fact.s) if hop is None else None  # a path's middle is a thing, not a person
     if hop is None:
-        kind, label = language.label_kind(*predicate_name(names, fact.p, lang))
+        kind, label, negated_label = language.label_kind(*predicate_name(names, fact.p, lang))
         template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         slots = {"s": subject, "o": obj}
         if generic:
-            slots["p"] = label
-        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender)
+            slots["p"] = negated_label if negated else label
+        plain = {role for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))
+                 if not _may_carry_own_article(entity, source, names, lang)}
+        text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender,
+                     plain=plain)
         template_id = f"{lang}:{template.id}"
     else:
-        kind, label = language.label_kind(*predicate_name(names, hop[0], lang))
+        kind, label, negated_label = language.label_kind(*predicate_name(names, hop[0], lang))
         template, generic = language.choose(seed, fact.s, hop[0], slot, kind)
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
-        middle, generic_middle = _middle(language, fact.p, subject, predicate_label(names, fact.p, lang),
-                                         template.subject_case(negated), lang, names)
+        # the middle is said by the kind of the first predicate's label ("the owning company of X",
+        # "what X is known for"), never by its label as a noun whatever it is
+        middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
+        plain_subject = not _may_carry_own_article(fact.s, s_source, names, lang)
+        middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
+                                         lang, names, middle_kind, plain_subject)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
-            slots["p"] = label
-        text = language.put_middle(_fill(template, negated, slots, lang, names), _MIDDLE, middle)
-        template_id = f"{lang}:{template.id}<{'path' if generic_middle else fact.p.rsplit('/', 1)[-1]}"
+            slots["p"] = negated_label if negated else label
+        plain = set() if _may_carry_own_article(hop[1], o_source, names, lang) else {"o"}
+        text = language.put_middle(_fill(template, negated, slots, lang, names, plain=plain), _MIDDLE, middle)
+        if middle.endswith(","):  # a clause (a label kind's own path, or ``path_clause``)
+            text = _CLAUSE_COMMA.sub("", text)
+        path_kind = middle_kind if middle_kind != "noun" else "clause" if middle.endswith(",") else None
+        path_id = (f"path.{path_kind}" if path_kind else "path") if generic_middle \
+            else fact.p.rsplit("/", 1)[-1]
+        template_id = f"{lang}:{template.id}<{path_id}"
         generic = generic or generic_middle
     granularity = None
     if fact.start:
@@ -82,44 +100,82 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
                 {"subject": s_source, "object": o_source}, granularity)
 
 
+def _may_carry_own_article(entity: str, source: str, names: Names, lang: str) -> bool:
+    """Whether an initial "Le", "Les", "Der", "Das" of the name said may be the label's own article: in
+    a label of the language, and in an IRI's local name only where the KB types the entity as a kind
+    the language's article file lists (``own_typed``: French places and works, "Le_Mans": "au Mans";
+    German places only, since a title may be a sentence, "Der Regen fällt"); a local name is else
+    most often an English title or a person's name ("Les Paul", "Das Damen"); never in a person's name
+    (the KB gives the entity a gender)."""
+    said = articles.load(lang)
+    typed = said is not None and bool(names.typed.get(entity, frozenset()) & said.own_typed)
+    return (source != LOCAL or typed) and entity not in names.genders
+
+
+@lru_cache(maxsize=None)
+def _without_own(lang: str):
+    """The language's name articles for a name whose initial article-like word is part of the name."""
+    return replace(articles.load(lang), own=None)
+
+
 def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None,
-          gender: str | None = None) -> str:
+          gender: str | None = None, plain: set[str] = frozenset()) -> str:
     """The template filled, a name that takes an article given it in its slot's case (``articles``),
     joined to the word before it, and the words that agree with a name in its number, or with the
     subject's ``gender`` where the KB gives one; ``subject``: the subject's case when the subject is a
-    name (not a path's middle)."""
-    said = articles.load(lang)
-    if said is None:
+    name (not a path's middle); ``plain``: the roles whose names carry no article of their own."""
+    if articles.load(lang) is None:
         return template.fill(negated=negated, gender=gender, **slots)
     extra = names.articles.get(lang)
     placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
         if case:
+            said = _without_own(lang) if role in plain else articles.load(lang)
             number[role] = said.kind(slots[role], extra)
-            placed[_NAMED[role]] = said.phrase(slots[role], case, extra) or slots[role]
+            placed[_NAMED[role]] = (said.phrase(slots[role], case, extra) or slots[role], said.own or ())
             slots = {**slots, role: _NAMED[role]}
     text = template.fill(negated=negated, number=number, gender=gender, **slots)
-    for slot, phrase in placed.items():
-        text = articles.join(text, slot, phrase, said.contractions, said.elisions, said.own or ())
+    said = articles.load(lang)
+    for slot, (phrase, own) in placed.items():
+        text = articles.join(text, slot, phrase, said.contractions, said.elisions, own)
     return text
 
 
-def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names):
+def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names,
+            label_kind: str = "noun", plain: bool = False):
     """(a path's unnamed middle seen from ``subject``, generic?). A German subject that cannot take the
     -s genitive (it takes an article or ends in a sibilant) is named after the head noun, which then
     takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
-    takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna")."""
+    takes its article where the phrase names it ("la capitale des États-Unis", "d'Anna"), and so in a
+    label kind's own phrase, a clause in which the subject is said in the nominative ("what the United
+    States is known for", "wozu die Niederlande ... stehen"), as is a German generic noun's subject
+    that takes an article ("dem, was die Schweiz als Besitzerfirma hat")."""
     said = articles.load(lang)
     if said is None:
-        return language.middle(predicate, subject, label, case)
+        return language.middle(predicate, subject, label, case, kind=label_kind)
+    if plain:  # the subject's name carries no article of its own (``_may_carry_own_article``)
+        said = _without_own(lang)
     extra = names.articles.get(lang)
     kind = said.kind(subject, extra)
     possessive = language.possessive
-    if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]):
+    # a generic noun without the possessive ("von der Schweiz Besitzerfirma", "von Die Smaragdstadts
+    # Besitzerfirma" were wrong): its gender is unknown, so it cannot head the phrase with an article
+    # ("der Besitzerfirma der Schweiz" would guess one); a clause names the subject in the nominative
+    clause = (possessive is not None and predicate not in language.paths and bool(language.path_clause)
+              and bool(kind or said.undeclined(subject, extra)))
+    if language.own_path(predicate, label_kind) or clause:
+        phrase, generic = language.middle(predicate, _OWNER, label, case, kind=label_kind, number=kind,
+                                          clause=clause)
+        named = said.phrase(subject, "nom", extra) or subject
+        return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
+    # a title said whole ("Die Smaragdstadt") takes no -s genitive either
+    if possessive is not None and (kind or subject[-1:] in possessive["sibilants"]
+                                   or said.undeclined(subject, extra)):
         head = language.head(predicate, case)
         headed = said.phrase(head[0], case, {head[0]: head[1]}) if head else None
         if headed is not None:
-            owner = said.phrase(subject, "gen", extra) if kind else f"{possessive['of']} {subject}"
+            owner = said.phrase(subject, "gen", extra) if kind else \
+                f"{possessive['of']} {said.phrase(subject, 'dat', extra) or subject}"
             return f"{headed} {owner}", False
         if kind:  # no head to name it after: the genitive before the phrase ("der Schweiz Amtssprache")
             return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))
