@@ -24,6 +24,7 @@ from factforge.sparql.scan import unique
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
+from .debt_paths import augment
 from .nearness import sorted_member
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
@@ -247,14 +248,70 @@ class RandomWalk(NegativeSampler):
         # the others: a second walk end for one subject left another with none, and how often a
         # subject occurs in the set told the label (the audit's frequency baseline).
         context.near.screen(neg.fact for c in typed for neg in c)
-        walking = sum(any(context.acceptable(neg.fact) for neg in c) for c in typed)
+        able = [any(context.acceptable(neg.fact) for neg in c) for c in typed]
+        walking = sum(able)
         rank = lambda neg: owed[neg.fact.o] <= 0  # noqa: E731
-        chosen = round_robin(typed, min(n, walking), context, rng, rank=rank, balance=balance)
+        # One round, then trades: in a round, a source whose only ends (CoDEx P20: Los Angeles) were
+        # paid by sources with ends to spare got none, and the next round gave those a second.
+        chosen = round_robin(typed, min(n, walking), context, rng, rank=rank, balance=balance, rounds=1)
+        if len(chosen) < min(n, walking):
+            chosen = self._trade(context, typed, able, chosen, balance, min(n, walking) - len(chosen))
+        if len(chosen) < min(n, walking):  # what trades cannot pay: the rounds as before, ends past their debt skipped
+            chosen += round_robin(typed, min(n, walking) - len(chosen), context, rng, rank=rank, balance=balance)
         if len(chosen) < n:
             chosen += self.fallback(context, sources, n - len(chosen), rng)
         if len(chosen) < n:  # the fallback found too few: more walk ends of the same subjects
             chosen += round_robin(typed, n - len(chosen), context, rng, rank=rank)
         return chosen
+
+    def _trade(self, context: NegativeContext, typed: list[list[Negative]], able: list[bool], chosen: list[Negative],
+               balance: ObjectBalance, wanted: int) -> list[Negative]:
+        """``chosen`` (one walk end per source, from one round) with up to ``wanted`` of the sources
+        it left without one, that have an acceptable end, given an owed end by chains of trades
+        (``debt_paths``): a source takes an end another source holds, which moves to another of
+        its own ends, until a chain ends at an end still owed. Sources keep their round's end where
+        no chain needs it, and a moved source keeps a walk end of its own."""
+        source_of = {id(neg): k for k, c in enumerate(typed) for neg in c}
+        held_negative = {source_of[id(neg)]: neg for neg in chosen}
+        objects = sorted({neg.fact.o for c in typed for neg in c})
+        at = {o: i for i, o in enumerate(objects)}
+        # each source's ends, one walk per object (its first), the most owed first
+        ends = [{} for _ in typed]
+        for k, c in enumerate(typed):
+            for neg in c:
+                ends[k].setdefault(at[neg.fact.o], neg)
+        lines = [sorted(e, key=lambda i: (-balance.owed[objects[i]] if objects[i] in balance.owed else -1, i))
+                 for e in ends]
+        # an end new to the split is owed one (ObjectBalance.paid)
+        spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
+        spare = {i: left for i, left in spare.items() if left > 0}
+        held = {k: at[neg.fact.o] for k, neg in held_negative.items()}
+        same: dict[str, list[int]] = {}
+        for k, c in enumerate(typed):
+            if len(c):
+                same.setdefault(c[0].fact.s, []).append(k)
+        known: dict[tuple[int, int], bool] = {}
+
+        def fits(k: int, i: int) -> bool:
+            s = typed[k][0].fact.s
+            if any(held.get(j) == i for j in same[s] if j != k):
+                return False
+            if (k, i) not in known:
+                known[(k, i)] = context.acceptable(ends[k][i].fact)
+            return known[(k, i)]
+
+        left_over = [k for k in range(len(typed)) if able[k] and k not in held]
+        held = augment(left_over, lines, held, spare, fits, wanted)
+        moved = [k for k, i in held.items() if k not in held_negative or held_negative[k].fact.o != objects[i]]
+        for k in moved:
+            if k in held_negative:
+                context.ledger.release(held_negative[k])
+                balance.owed[held_negative[k].fact.o] += 1
+        for k in moved:
+            context.ledger.take(ends[k][held[k]])
+            balance.took(ends[k][held[k]])
+        made = {k: ends[k][held[k]] for k in moved}
+        return [made.get(source_of[id(neg)], neg) for neg in chosen] + [made[k] for k in moved if k not in held_negative]
 
     def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         """Objects of other true facts of p, type-checked like walk ends: first those of the set's
