@@ -61,13 +61,15 @@ def test_does_not_flag_random_walk_at_transparency_zero_on_dbpedia50(dbpedia_sto
 # LCWA at c = 0 passed this audit (degree 0.55-0.58, type 0.50-0.58) while Knowledge Linker scored it
 # 0.04-0.05: every LCWA false fact p(s, o') has a direct link s -p'-> o' in R, and the stratified folds
 # pulled type-only down towards 0.5 (see scoring.py). The direct-link baseline sees it, and so does
-# type-only with folds that keep matched facts together.
+# type-only with folds that keep matched facts together. Since a neighbour's object is taken only
+# while it is owed (hubs no longer false far more often than true), the range fallback, with no
+# direct link, makes 21-22 of the 100 false facts here: direct link 0.93-0.94 -> 0.80-0.82.
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_flags_lcwa_at_transparency_zero_by_its_direct_links(dbpedia_store, seed):
     scenario = generate(dbpedia_store, ScenarioSpec(predicate="dbo:birthPlace", size=200, transparency=0.0,
                                                     ambiguous="lcwa", seed=seed))
     report = audit_scenario(scenario, dbpedia_store)
-    assert report["flagged"] and report["baselines"]["direct_link"]["auroc"] > 0.9
+    assert report["flagged"] and report["baselines"]["direct_link"]["auroc"] > 0.75
     assert any(reason.startswith("the direct_link-only baseline") for reason in report["reasons"])
     assert report["drift"]["top"] == "dbo:deathPlace"  # the paper's location drift, reported
     # made around the scenario's own true facts, none borrowed from outside

@@ -202,7 +202,7 @@ class ObjectBalance:
 def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False,
                 rank: Callable[[Negative], int] | None = None,
-                balance: ObjectBalance | None = None) -> list[Negative]:
+                balance: ObjectBalance | None = None, rounds: int | None = None) -> list[Negative]:
     """Take one candidate per source in turn, so negatives spread over sources.
 
     Each round visits the sources whose subjects have the fewest false facts so far first (ties in
@@ -213,14 +213,17 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     that know their ranks (``ranks()``, as LCWA's) give them without being made, and only those
     drawn or screened are made. With ``balance``, a candidate whose object is owed no more false
     facts (``ObjectBalance.paid``) is passed over: a rank taken once cannot see a debt paid while
-    drawing.
+    drawing. ``rounds``: at most that many passes over the sources (one: at most one false fact
+    per source, leaving the sources it could not serve to the caller).
     """
     queues = [DrawOrder(c, rng, rank) for c in candidates]
     # the subject each source is counted by: made once, not on every sort of every round
     subjects = [c[0].fact.s if len(c) else None for c in candidates]
     order = list(rng.permutation(len(candidates)))
     chosen: list[Negative] = []
-    while len(chosen) < n and order:
+    passes = 0
+    while len(chosen) < n and order and (rounds is None or passes < rounds):
+        passes += 1
         order.sort(key=lambda i: context.ledger.subject_uses[subjects[i]] if subjects[i] is not None else 0)
         still = []
         for i in order:

@@ -74,7 +74,12 @@ class LocalClosedWorld(NegativeSampler):
         return Negative(Fact(source.s, context.predicate, o), self.name, source, {"side": "range", "fallback": FALLBACK})
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        chosen = self._from(context, sources, n, rng)
+        # A neighbour's object only while it is owed (``ObjectBalance.paid``); the range fallback
+        # pays the rest. Drawn freely, the objects s's other links lead to were the hubs: on
+        # CoDEx P19 (place of birth) at 100 facts, 49 of 50 false facts came from neighbours
+        # (places of death and residence), Los Angeles got 11 false facts against 2-3 true ones
+        # and London 8 against 2-3, and the object column read 0.54-0.62 at seeds 0-11 (mean 0.59).
+        chosen = self._from(context, sources, n, rng, ObjectBalance(context.ledger, sources, n))
         if len(chosen) < n:
             chosen += self.fallback(context, sources, chosen, n - len(chosen), rng)
         if len(chosen) < n:
@@ -281,8 +286,10 @@ class LocalClosedWorld(NegativeSampler):
     def post_filter(self, context: NegativeContext, negative: Negative) -> bool:
         return _type_ok(context, negative) and context.post_filter(negative.fact)
 
-    def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        return round_robin(self._typed(context, sources), n, context, rng, rank=context.types.type_rank)
+    def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng,
+              balance: ObjectBalance | None = None) -> list[Negative]:
+        return round_robin(self._typed(context, sources), n, context, rng, rank=context.types.type_rank,
+                           balance=balance)
 
     def _typed(self, context: NegativeContext, sources: list[Fact],
                sides: tuple[str, ...] = ("object", "subject")) -> list[SourceCandidates]:

@@ -52,3 +52,10 @@ class Ledger:
         self.subject_uses[negative.fact.s] += 1
         self.used.add(negative.fact.triple)
         self.used.add((*negative.fact.triple, negative.fact.start, negative.fact.end))  # dates tell date corruptions apart
+
+    def release(self, negative: Negative) -> None:
+        """Undo ``take``: a sampler that trades a false fact for another (``debt_paths``) gives
+        the first back. ``acceptable`` refuses a fact already used, so no other take added it."""
+        self.subject_uses[negative.fact.s] -= 1
+        self.used.discard(negative.fact.triple)
+        self.used.discard((*negative.fact.triple, negative.fact.start, negative.fact.end))
