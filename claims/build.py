@@ -26,6 +26,7 @@ from factforge.sparql import __version__
 from factforge.evaluation.reference_input import fetch_around
 from factforge.sparql.adjacency import adjacency as load_adjacency
 from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
+from factforge.sparql.profiles import known_predicate
 from factforge.sparql.store import Store
 
 from . import conjunction, multihop, temporal
@@ -307,10 +308,22 @@ def _removed(store, index, made, level: str):
     for fact in made.removed_facts:
         by_predicate[fact.p].append(fact)
     for predicate, facts in sorted(by_predicate.items()):
-        removed.update(removed_triples(store, index, facts, level, positives.kb_pairs(store, predicate, index=index),
+        removed.update(removed_triples(store, index, facts, level, _pairs_for(store, index, predicate, facts, level),
                                        predicate))
     needed = {t for c in made.claims if c.label != NEI for group in c.evidence for t in group}
     return sorted(removed - needed), len(removed & needed)
+
+
+def _pairs_for(store, index, predicate: str, facts: list[Fact], level: str):
+    """The KB's (s, o) pairs of ``predicate`` that ``removed_triples`` reads at ``level``. At ``triple`` it
+    only asks whether each fact's own pair is one, so over the whole index those of the facts' pairs the
+    KB links are enough; the set of every pair (``positives.kb_pairs``: over a million pairs of strings
+    for a frequent predicate of a 10M KB) is made only where the other levels read all of it, or the
+    index is a neighbourhood's."""
+    if level != "triple" or isinstance(index, Neighbourhood):
+        return positives.kb_pairs(store, predicate, index=index)
+    target = known_predicate(store, predicate)  # as kb_pairs names it, and fails on a predicate the KB lacks
+    return {f.pair for f in facts if index.has_link(f.s, target, f.o)}
 
 
 def _verified(final: ReferenceView, c: Labelled, in_r: bool) -> Labelled:

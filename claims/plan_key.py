@@ -61,8 +61,11 @@ def plan_key(index, seed: int, predicates, secret: bytes | None = None) -> bytes
             continue
         mask = index.pred == pid
         src, dst = index.src[mask], index.dst[mask]
-        ends = np.unique(np.concatenate([src, dst]))
+        # the ends by a mask over the entities, not ``np.unique`` of the ends: a frequent predicate of a
+        # large KB has millions of ends, whose sort was half the key's time
         named = np.zeros(len(entities), dtype=bool)
+        named[src] = named[dst] = True
+        ends = np.flatnonzero(named)
         named[ends] = [bool(_SCHEME.match(entities[e])) for e in ends.tolist()]
         keep = named[src] & named[dst]
         src, dst = src[keep].tolist(), dst[keep].tolist()

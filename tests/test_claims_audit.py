@@ -361,3 +361,15 @@ def test_an_ngram_flag_needs_more_than_chance_at_the_claims_count(tmp_path):
     assert not small["flagged"], small["reasons"]
     large = audit_file(write_jsonl(tmp_path / "large.jsonl", prize_claims(10)))
     assert any("2-gram 'nobel prize'" in r or "2-gram 'prize in'" in r for r in large["reasons"]), large["reasons"]
+
+
+@pytest.mark.parametrize("tokens", [[], ["one"], ["the", "capital", "of", "x"], ["巴黎", "是", "法国", "的", "首都"],
+                                    ["a", "", "b"]])
+def test_ngrams_are_the_words_joined_n_at_a_time(tokens):
+    """Each n-gram is n consecutive words joined by a space, in order (the 1- and 2-grams, which the
+    audit counts, made without a slice each)."""
+    for n in (1, 2, 3):
+        assert audit_text.ngrams(tokens, n) == [" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+    grams = audit_text.ngrams(tokens, 1)
+    grams.append("x")
+    assert "x" not in tokens or tokens.count("x") == 1  # a new list, not the words themselves

@@ -412,3 +412,30 @@ def test_a_claim_count_is_shared_out_over_the_predicates_with_their_shares(mixed
         assert max(made["labels"].values()) - min(made["labels"].values()) <= 1, (predicate, made)
     with pytest.raises(SharesError, match=r"--shares: 400 claims .* at most \d+ can"):
         make(mixed_store, tmp_path / "d", items=mixed_items(), count=400)
+
+
+def test_at_leakage_triple_r_loses_the_same_triples_without_the_predicates_pair_set(store, tmp_path):
+    """At leakage ``triple`` a fact's own triple is all R loses, so the claims ask the index about the
+    facts' pairs instead of making the set of every pair of their predicate (``positives.kb_pairs``,
+    over a million pairs of strings for a frequent predicate of a 10M KB): R and the files are those the
+    whole set gives, and the set is left unmade; at leakage ``pair`` it is still made (it reads all of it)."""
+    from factforge.claims.build import _pairs_for
+    from factforge.generators import positives
+    from factforge.generators.facts import Fact
+    from factforge.generators.leakage import removed_triples
+    from factforge.sparql.adjacency import adjacency
+
+    index = adjacency(store)
+    facts = [Fact(r["subject"], r["predicate"], r["object"]) for r in records() if r["predicate"] == EX + "capital"]
+    facts.append(Fact(EX + "S1", EX + "capital", EX + "Nowhere"))  # an object the KB does not have
+    whole = removed_triples(store, index, facts, "triple", positives.kb_pairs(store, EX + "capital", index=index))
+    assert removed_triples(store, index, facts, "triple", _pairs_for(store, index, EX + "capital", facts, "triple")) \
+        == whole
+    assert {t[0] for t in whole} == {EX + f"S{i}" for i in range(N)}  # the true capitals only
+
+    positives._PAIR_SETS.clear()
+    positives._TABLES.clear()
+    make(store, tmp_path / "triple", leakage="triple")
+    assert not positives._PAIR_SETS
+    make(store, tmp_path / "pair", leakage="pair")
+    assert positives._PAIR_SETS

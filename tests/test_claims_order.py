@@ -170,3 +170,31 @@ def test_the_plan_key_is_the_same_through_every_backend_when_the_kb_has_blank_no
         assert plan_key(build(remote), 0, predicates) == embedded
     finally:
         server.stop()
+
+
+UNICODE_KB = BLANK_KB + "".join(f"<http://example.org/Zürich_{i}> ex:capital <http://example.org/城市{i % 4}> .\n"
+                                 for i in range(7)) + "ex:S1 ex:capital ex:C4 .\n"
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4096])
+def test_the_plan_key_hashes_the_lines_its_module_names(tmp_path, monkeypatch, chunk):
+    """The key is SHA-256 over "<s> <p> <o> .\\n" of every named link of each predicate, in the index's
+    link order, as the module's docstring says: made here a line at a time from the entity names, it is
+    the key ``plan_key`` gives, whichever the lines' cut into hashed pieces, with non-ASCII IRIs, a
+    subject of two objects and blank nodes (left out) among them."""
+    import hashlib
+
+    import factforge.claims.plan_key as module
+
+    monkeypatch.setattr(module, "CHUNK", chunk)
+    index = adjacency(store_from_text(tmp_path, "u.ttl", UNICODE_KB))
+    predicates = (EX + "near", EX + "capital")
+    digest = hashlib.sha256()
+    for predicate in sorted(predicates):
+        for s, p, o in zip(index.src.tolist(), index.pred.tolist(), index.dst.tolist()):
+            names = index.entities[s], index.entities[o]
+            if index.predicates[p] == predicate and all(module._SCHEME.match(n) for n in names):
+                digest.update(f"<{names[0]}> <{predicate}> <{names[1]}> .\n".encode("utf-8"))
+    expected = hashlib.sha256(b"factforge/claims/plan-key\n5\n" + digest.digest()).digest()
+    assert plan_key(index, 5, predicates) == expected
+    assert digest.digest() != hashlib.sha256().digest()  # lines were hashed

@@ -71,3 +71,33 @@ def test_the_dump_from_the_quad_table_is_the_store_sorted_as_strings(tmp_path):
 def test_the_dump_of_dbpedia50_from_the_quad_table_is_the_store_sorted_as_strings(dbpedia_store, tmp_path):
     assert kb_table(dbpedia_store) is not None
     assert_same(built(dbpedia_store, tmp_path / "table"), by_strings(dbpedia_store, tmp_path / "strings"))
+
+
+def test_the_dump_without_lines_is_the_same_copied_by_the_kernel_or_written_from_memory(tmp_path):
+    """``write_without`` into a file (``os.copy_file_range``, the bytes never through Python) and into a
+    buffer (no file: the ranges written from a map of the dump) give the kept lines in order, whichever
+    lines go: the first, runs of neighbours, the last, none, all; what follows in the file goes after them."""
+    import io
+    import os
+
+    (tmp_path / "kb.nt").write_text(TRICKY, encoding="utf-8")
+    store = open_store(tmp_path / "store")
+    load_files(store, [tmp_path / "kb.nt"], progress=False)
+    text, _ = built(store, tmp_path / "dump")
+    dump = sorted_dump.SortedDump(tmp_path / "dump")
+    lines = text.splitlines(keepends=True)
+    assert len(dump) == len(lines) > 6
+    for skipped in ([], [0], [1, 2, 3], [0, len(lines) - 1], [len(lines) - 2, len(lines) - 1], range(len(lines))):
+        expected = b"".join(line for n, line in enumerate(lines) if n not in set(skipped))
+        memory = io.BytesIO()
+        assert dump.write_without(skipped, memory) == len(lines) - len(set(skipped))
+        assert memory.getvalue() == expected
+        with open(tmp_path / "r.nt", "wb") as out:
+            out.write(b"# before\n")
+            assert dump.write_without(skipped, out) == len(lines) - len(set(skipped))
+            assert out.tell() == len(b"# before\n") + len(expected)
+            out.write(b"# after\n")
+        assert (tmp_path / "r.nt").read_bytes() == b"# before\n" + expected + b"# after\n"
+    with open(tmp_path / "k.nt", "wb") as out:  # the file was copied by the kernel where it has the call
+        assert sorted_dump._copied_in_kernel(dump.path, [(0, 5), (7, 9)], out) == hasattr(os, "copy_file_range")
+    assert (tmp_path / "k.nt").read_bytes() == (text[:5] + text[7:9] if hasattr(os, "copy_file_range") else b"")
