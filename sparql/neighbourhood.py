@@ -70,11 +70,14 @@ class Neighbourhood(Adjacency):
     missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
     missing_runs: set = field(default_factory=set)  # (entity, side, predicate IRI) a lookup lacked
     missing_picks: set = field(default_factory=set)  # (entity, side, predicate IRI, k) a walk lacked
+    # entities a lookup needs whole unless they are hubs: counted first, a hub is then read by run
+    maybe_hubs: set = field(default_factory=set)
+    _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
 
     @property
     def lacks_links(self) -> bool:
         """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
-        return bool(self.missing or self.missing_runs or self.missing_picks)
+        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -106,6 +109,87 @@ class Neighbourhood(Adjacency):
         """How many links the run has in the KB, counted in the store; None: not counted yet."""
         sizes = (self.run_sizes or {}).get(self.entities[node])
         return None if sizes is None else sizes.get(self.side(step), 0)
+
+    def _counted_runs(self, node: int, side: str) -> dict[int, int] | None:
+        """The node's links in one direction per predicate id: from its links when it is whole, else
+        as counted in the store; None when not counted yet (noted in ``maybe_hubs``)."""
+        key = (node, side)
+        if key not in self._run_counts:
+            if self.complete[node]:
+                ptr, preds = (self.out_ptr, self.pred) if side == "out" else (self.in_ptr, self.in_pred)
+                found, counts = np.unique(preds[ptr[node]:ptr[node + 1]], return_counts=True)
+                self._run_counts[key] = dict(zip(found.tolist(), counts.tolist()))
+            else:
+                sizes = (self.run_sizes or {}).get(self.entities[node])
+                if sizes is None:
+                    self.maybe_hubs.add(self.entities[node])
+                    return None
+                self._run_counts[key] = {self.pindex[q]: n for (way, q), n in sizes.items()
+                                         if way == side and q in self.pindex}
+        return self._run_counts[key]
+
+    def _open_pairs(self, a: np.ndarray, b: np.ndarray, *, either: bool) -> list[tuple[int, int]]:
+        """The distinct (a[i], b[i]) rows with an end not fetched whole (``either``: with neither)."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        whole_a, whole_b = self.complete[a], self.complete[b]
+        open_rows = ~(whole_a | whole_b) if either else ~(whole_a & whole_b)
+        return sorted(set(zip(a[open_rows].tolist(), b[open_rows].tolist())))
+
+    def need_linked(self, a, b, granular) -> None:
+        """A link x -q-> y is in x's out-run of q and in y's in-run of q: for each granular q both
+        ends have such a run of (counted in the store), the shorter run is enough. An end fetched
+        whole has them all; an end not counted yet is fetched whole unless it is a hub."""
+        nodes, steps = [], []
+        for x, y in self._open_pairs(a, b, either=True):
+            for one, other in ((x, y), (y, x)):
+                outs, ins = self._counted_runs(one, "out"), self._counted_runs(other, "in")
+                if outs is None or ins is None:
+                    continue
+                for q, n in outs.items():
+                    m = ins.get(q, 0)
+                    if m and granular[q]:
+                        nodes.append(one if n <= m else other)
+                        steps.append(q + 1 if n <= m else -(q + 1))
+        self._need_runs(nodes, steps)
+
+    def need_shared_holders(self, a, b, granular) -> None:
+        """Holders of both a and b through q are in the shorter of their in-runs of q (counted in
+        the store): that run whole, and for each of its holders, whether it links to the other end
+        too: from the other's run when it is short, else from the holder's out-run of q (granular:
+        a few links). The runs' lengths come from the counts, never from reading a hub's run."""
+        nodes, steps = [], []
+        for x, y in self._open_pairs(a, b, either=False):
+            ins_x, ins_y = self._counted_runs(x, "in"), self._counted_runs(y, "in")
+            if ins_x is None or ins_y is None:
+                continue
+            for q, n in ins_x.items():
+                m = ins_y.get(q, 0)
+                if not (m and granular[q]):
+                    continue
+                (short, _), (long, length) = sorted(((x, n), (y, m)), key=lambda end: end[1])
+                nodes.append(short)
+                steps.append(-(q + 1))
+                if self._run_whole(np.array([long]), np.array([-(q + 1)]))[0]:
+                    continue
+                if length <= HUB_LINKS:
+                    nodes.append(long)
+                    steps.append(-(q + 1))
+                elif self._run_whole(np.array([short]), np.array([-(q + 1)]))[0]:
+                    holders = Adjacency.follow(self, short, -(q + 1)).tolist()
+                    nodes += holders
+                    steps += [q + 1] * len(holders)
+        self._need_runs(nodes, steps)
+
+    def in_run_sizes(self, nodes, preds) -> np.ndarray:
+        """As over the whole index: counted in the store for a node not fetched whole."""
+        nodes, preds = np.asarray(nodes, dtype=np.int64), np.asarray(preds, dtype=np.int64)
+        lo, hi = Adjacency.follow_many(self, nodes, -(preds + 1))
+        sizes = hi - lo
+        for i in np.flatnonzero(~self.complete[nodes]).tolist():
+            counted = self._counted_runs(int(nodes[i]), "in")
+            if counted is not None:
+                sizes[i] = counted.get(int(preds[i]), 0)
+        return sizes
 
     def _need_either(self, a: int | None, b: int | None) -> None:
         """A link between a and b is among the links of either one: one of them must be whole."""
@@ -320,11 +404,12 @@ class NeighbourhoodReader:
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
         parts = set(index.missing_runs) | set(picks)
-        uncounted = sorted({e for e, _, _ in parts} - self.complete - set(self.sizes))
+        asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
+        uncounted = sorted(asked - self.complete - set(self.sizes))
         self._count_links(uncounted)
         # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
         # walks) would otherwise each cost a round more
-        small = {e for e, _, _ in parts if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
+        small = {e for e in asked if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
         done = len(uncounted) + self.fetch_links(set(index.missing) | small)
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []

@@ -92,3 +92,40 @@ def test_walks_through_a_hub_read_the_links_they_draw_not_the_hub(tmp_path, fres
     hub_rows = sum(rows for query, rows in proxy.answers
                    if any(words in query for words in LINK_QUERIES) and f"<{EX}Country>" in query)
     assert hub_rows < 60 < CITIES + PEOPLE
+
+
+# As WALKED_KB, and a few people are born in the country as well as in a city (one place at two
+# granularities): the country is a known object of theirs, so nearness screens their candidate
+# cities against it.
+BORN_TWICE = (0, 50, 100, 150)
+NEAR_HUB_KB = WALKED_KB + "".join(f"<{EX}Person{j}> <{EX}birthPlace> <{EX}Country> .\n" for j in BORN_TWICE)
+# the link queries of a hub's runs as well as of whole entities
+RUN_QUERIES = LINK_QUERIES + tuple(load(name).body.split("$", 1)[0] for name in ("entity_in_runs", "entity_out_runs"))
+
+
+def test_nearness_against_a_hub_reads_the_runs_it_compares_not_the_hub(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a candidate city screened against the country (a known object, 354 links) is near
+    it when one of the two links to the other (the city's country link, read with the city); a
+    co-object needs only the runs both share. The country is not read whole, and the scenario is
+    still the embedded one."""
+    monkeypatch.setattr(neighbourhood, "ROW_CAP", CAP, raising=False)
+    monkeypatch.setattr(neighbourhood, "HUB_LINKS", 20, raising=False)
+    spec = dict(WALK, seed=4)
+    kb = tmp_path / "near.nt"
+    kb.write_text(NEAR_HUB_KB)
+    local = store_from_text(tmp_path, "local.nt", NEAR_HUB_KB)
+    (tmp_path / "server").mkdir()
+    server = OxigraphServer(tmp_path / "server", [(kb, None)])
+    proxy = SparqlProxy(server.query_url)
+    try:
+        here = written(generate(local, ScenarioSpec.from_dict(spec)), tmp_path / "here", local)
+        endpoint = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        there = written(generate(endpoint, ScenarioSpec.from_dict(spec)), tmp_path / "there", endpoint)
+    finally:
+        proxy.close()
+        server.stop()
+    assert here == there
+    assert f"{EX}Country\t" not in (here["test.tsv"] + here["train.tsv"]).decode()  # no fact of it: no audit read
+    hub_rows = sum(rows for query, rows in proxy.answers
+                   if any(words in query for words in RUN_QUERIES) and f"<{EX}Country>" in query)
+    assert hub_rows < 60 < CITIES + PEOPLE
