@@ -82,6 +82,18 @@ class Adjacency:
         lo, hi = self.follow_many(nodes, -(np.asarray(preds, dtype=np.int64) + 1))
         return hi - lo
 
+    def read_in_part(self, node: int) -> bool:
+        """Are ``node``'s links read only where they meet given nodes (``links_among``)? Never on a
+        whole index; through an endpoint, a hub's."""
+        return False
+
+    def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``node``'s neighbours with their signed steps, sorted by (neighbour, step): at least
+        those among ``others`` (sorted ids). The whole index gives them all."""
+        nodes, steps = self.steps(node)
+        order = np.lexsort((steps, nodes))
+        return nodes[order], steps[order]
+
     def id(self, entity: str) -> int | None:
         at = bisect_left(self.entities, entity)
         return at if at < len(self.entities) and self.entities[at] == entity else None
