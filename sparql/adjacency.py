@@ -69,6 +69,31 @@ class Adjacency:
         """Say that the links of ``nodes`` (ids) are about to be read from the arrays directly: the
         whole index has them all; a partial one (``sparql.neighbourhood``) notes those it lacks."""
 
+    def need_linked(self, a: np.ndarray, b: np.ndarray, granular: np.ndarray) -> None:
+        """Say that the links between a[i] and b[i] through predicates with ``granular[q]`` are about
+        to be read (``nearness.adjacent``): a partial index notes the runs it lacks."""
+
+    def need_shared_holders(self, a: np.ndarray, b: np.ndarray, granular: np.ndarray) -> None:
+        """Say that the holders a[i] and b[i] share through each predicate with ``granular[q]`` are
+        about to be counted (``nearness.co_objects``): a partial index notes the runs it lacks."""
+
+    def in_run_sizes(self, nodes: np.ndarray, preds: np.ndarray) -> np.ndarray:
+        """Per row: how many in-links nodes[i] has through predicate id preds[i]."""
+        lo, hi = self.follow_many(nodes, -(np.asarray(preds, dtype=np.int64) + 1))
+        return hi - lo
+
+    def read_in_part(self, node: int) -> bool:
+        """Are ``node``'s links read only where they meet given nodes (``links_among``)? Never on a
+        whole index; through an endpoint, a hub's."""
+        return False
+
+    def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``node``'s neighbours with their signed steps, sorted by (neighbour, step): at least
+        those among ``others`` (sorted ids). The whole index gives them all."""
+        nodes, steps = self.steps(node)
+        order = np.lexsort((steps, nodes))
+        return nodes[order], steps[order]
+
     def id(self, entity: str) -> int | None:
         at = bisect_left(self.entities, entity)
         return at if at < len(self.entities) and self.entities[at] == entity else None

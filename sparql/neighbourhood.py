@@ -24,7 +24,10 @@ an entity's links first checks that they were fetched whole; when not, the entit
 in one direction (a run: a walk step, ``follow``) needs only that run (``missing_runs``); a walk's
 seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
 the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
-a country reads a link of it, not its hundreds of thousands. ``generators.neighbourhood`` generates,
+a country reads a link of it, not its hundreds of thousands. Nearness reads of a hub only the runs it
+compares (``need_linked``, ``need_shared_holders``: the shorter of two runs, lengths counted in the
+store), and path search only a hub's links to the nodes a path from the subject reaches
+(``links_among``, ``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query). ``generators.neighbourhood`` generates,
 fetches what was missing, and generates again until a run misses nothing: that run read only
 whole neighbourhoods, so it made what the whole index makes.
 """
@@ -70,11 +73,17 @@ class Neighbourhood(Adjacency):
     missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
     missing_runs: set = field(default_factory=set)  # (entity, side, predicate IRI) a lookup lacked
     missing_picks: set = field(default_factory=set)  # (entity, side, predicate IRI, k) a walk lacked
+    # entities a lookup needs whole unless they are hubs: counted first, a hub is then read by run
+    maybe_hubs: set = field(default_factory=set)
+    # (node, other) * |entities| as int64, sorted: every link between the two was fetched (pair links)
+    pairs_whole: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    missing_pairs: set = field(default_factory=set)  # (hub, other entity) whose links a lookup lacked
+    _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
 
     @property
     def lacks_links(self) -> bool:
         """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
-        return bool(self.missing or self.missing_runs or self.missing_picks)
+        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -106,6 +115,113 @@ class Neighbourhood(Adjacency):
         """How many links the run has in the KB, counted in the store; None: not counted yet."""
         sizes = (self.run_sizes or {}).get(self.entities[node])
         return None if sizes is None else sizes.get(self.side(step), 0)
+
+    def _counted_runs(self, node: int, side: str) -> dict[int, int] | None:
+        """The node's links in one direction per predicate id: from its links when it is whole, else
+        as counted in the store; None when not counted yet (noted in ``maybe_hubs``)."""
+        key = (node, side)
+        if key not in self._run_counts:
+            if self.complete[node]:
+                ptr, preds = (self.out_ptr, self.pred) if side == "out" else (self.in_ptr, self.in_pred)
+                found, counts = np.unique(preds[ptr[node]:ptr[node + 1]], return_counts=True)
+                self._run_counts[key] = dict(zip(found.tolist(), counts.tolist()))
+            else:
+                sizes = (self.run_sizes or {}).get(self.entities[node])
+                if sizes is None:
+                    self.maybe_hubs.add(self.entities[node])
+                    return None
+                self._run_counts[key] = {self.pindex[q]: n for (way, q), n in sizes.items()
+                                         if way == side and q in self.pindex}
+        return self._run_counts[key]
+
+    def _open_pairs(self, a: np.ndarray, b: np.ndarray, *, either: bool) -> list[tuple[int, int]]:
+        """The distinct (a[i], b[i]) rows with an end not fetched whole (``either``: with neither)."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        whole_a, whole_b = self.complete[a], self.complete[b]
+        open_rows = ~(whole_a | whole_b) if either else ~(whole_a & whole_b)
+        return sorted(set(zip(a[open_rows].tolist(), b[open_rows].tolist())))
+
+    def need_linked(self, a, b, granular) -> None:
+        """A link x -q-> y is in x's out-run of q and in y's in-run of q: for each granular q both
+        ends have such a run of (counted in the store), the shorter run is enough. An end fetched
+        whole has them all; an end not counted yet is fetched whole unless it is a hub."""
+        nodes, steps = [], []
+        for x, y in self._open_pairs(a, b, either=True):
+            for one, other in ((x, y), (y, x)):
+                outs, ins = self._counted_runs(one, "out"), self._counted_runs(other, "in")
+                if outs is None or ins is None:
+                    continue
+                for q, n in outs.items():
+                    m = ins.get(q, 0)
+                    if m and granular[q]:
+                        nodes.append(one if n <= m else other)
+                        steps.append(q + 1 if n <= m else -(q + 1))
+        self._need_runs(nodes, steps)
+
+    def need_shared_holders(self, a, b, granular) -> None:
+        """Holders of both a and b through q are in the shorter of their in-runs of q (counted in
+        the store): that run whole, and for each of its holders, whether it links to the other end
+        too: from the other's run when it is short, else from the holder's out-run of q (granular:
+        a few links). The runs' lengths come from the counts, never from reading a hub's run."""
+        nodes, steps = [], []
+        for x, y in self._open_pairs(a, b, either=False):
+            ins_x, ins_y = self._counted_runs(x, "in"), self._counted_runs(y, "in")
+            if ins_x is None or ins_y is None:
+                continue
+            for q, n in ins_x.items():
+                m = ins_y.get(q, 0)
+                if not (m and granular[q]):
+                    continue
+                (short, _), (long, length) = sorted(((x, n), (y, m)), key=lambda end: end[1])
+                nodes.append(short)
+                steps.append(-(q + 1))
+                if self._run_whole(np.array([long]), np.array([-(q + 1)]))[0]:
+                    continue
+                if length <= HUB_LINKS:
+                    nodes.append(long)
+                    steps.append(-(q + 1))
+                elif self._run_whole(np.array([short]), np.array([-(q + 1)]))[0]:
+                    holders = Adjacency.follow(self, short, -(q + 1)).tolist()
+                    nodes += holders
+                    steps += [q + 1] * len(holders)
+        self._need_runs(nodes, steps)
+
+    def in_run_sizes(self, nodes, preds) -> np.ndarray:
+        """As over the whole index: counted in the store for a node not fetched whole."""
+        nodes, preds = np.asarray(nodes, dtype=np.int64), np.asarray(preds, dtype=np.int64)
+        lo, hi = Adjacency.follow_many(self, nodes, -(preds + 1))
+        sizes = hi - lo
+        for i in np.flatnonzero(~self.complete[nodes]).tolist():
+            counted = self._counted_runs(int(nodes[i]), "in")
+            if counted is not None:
+                sizes[i] = counted.get(int(preds[i]), 0)
+        return sizes
+
+    def read_in_part(self, node: int) -> bool:
+        """A hub (more than ``HUB_LINKS`` links, counted in the store) not fetched whole; an entity
+        not counted yet is counted first, and fetched whole unless it is a hub."""
+        if self.complete[node]:
+            return False
+        sizes = (self.run_sizes or {}).get(self.entities[node])
+        if sizes is None:
+            self.maybe_hubs.add(self.entities[node])
+            return True
+        return sum(sizes.values()) > HUB_LINKS
+
+    def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As over the whole index among ``others``: a link between node and another is among the
+        other's links when that one was fetched whole, else among the pairs' links fetched."""
+        others = np.asarray(others, dtype=np.int64)
+        codes = node * np.int64(len(self.entities)) + others
+        lacking = others[~self.complete[others] & ~np.isin(codes, self.pairs_whole)]
+        if lacking.size and not self.complete[node]:
+            self.missing_pairs.update((self.entities[node], self.entities[other]) for other in lacking.tolist())
+        (out_nodes, out_preds), (in_nodes, in_preds) = Adjacency.out(self, node), Adjacency.inbound(self, node)
+        nodes, steps = np.concatenate([out_nodes, in_nodes]), np.concatenate([out_preds + 1, -(in_preds + 1)])
+        keep = np.isin(nodes, others)
+        nodes, steps = nodes[keep], steps[keep]
+        order = np.lexsort((steps, nodes))
+        return nodes[order], steps[order]
 
     def _need_either(self, a: int | None, b: int | None) -> None:
         """A link between a and b is among the links of either one: one of them must be whole."""
@@ -224,6 +340,7 @@ class NeighbourhoodReader:
         self.complete: set[str] = set()
         self.runs: set[tuple[str, str, str]] = set()  # (entity, side, predicate IRI) fetched whole
         self.picked: dict[tuple[str, str, str, int], str] = {}  # (entity, side, predicate, k) -> k-th node
+        self.pairs: set[tuple[str, str]] = set()  # (hub, other): every link between the two fetched
         self.degrees: dict[str, int] = {}
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self._reverse: dict[str, dict[str, int]] = {}
@@ -247,6 +364,8 @@ class NeighbourhoodReader:
         self.picked.update(((names[node], *index.side(step), k), names[other])
                            for (node, step, k), other in index.picks.items())
         self.sizes.update(index.run_sizes or {})
+        n = len(names)
+        self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
@@ -320,11 +439,12 @@ class NeighbourhoodReader:
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
         parts = set(index.missing_runs) | set(picks)
-        uncounted = sorted({e for e, _, _ in parts} - self.complete - set(self.sizes))
+        asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
+        uncounted = sorted(asked - self.complete - set(self.sizes))
         self._count_links(uncounted)
         # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
         # walks) would otherwise each cost a round more
-        small = {e for e, _, _ in parts if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
+        small = {e for e in asked if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
         done = len(uncounted) + self.fetch_links(set(index.missing) | small)
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
@@ -336,6 +456,7 @@ class NeighbourhoodReader:
             else:
                 drawn += [part + (k,) for k in ks if k is not None and part + (k,) not in self.picked]
         done += self.fetch_runs(runs)
+        done += self.fetch_pairs(index.missing_pairs)
         for pick in sorted(drawn):
             done += self.pick(*pick)
         return done
@@ -357,6 +478,21 @@ class NeighbourhoodReader:
                     e, pid, other = row["e"].value, self.pindex[row["q"].value], row["x"].value
                     self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
         self.runs.update(todo)
+        return len(todo)
+
+    def fetch_pairs(self, pairs) -> int:
+        """Every link between the two entities of each (hub, other) pair, neither fetched whole yet
+        (``entity_pair_links``, a VALUES batch of pairs a query): a hub's links where path search
+        looks them up, not the hub's every link."""
+        todo = sorted(pair for pair in set(pairs)
+                      if pair not in self.pairs and not (self.complete & set(pair)))
+        for batch in batched(todo, BATCH):
+            for row in self.store.select("entity_pair_links", pairs=[(NamedNode(e), NamedNode(x)) for e, x in batch]):
+                self.rows += 1
+                pid = self.pindex.get(row["p"].value)
+                if pid is not None:
+                    self.links.add(row["s"].value, pid, row["o"].value)
+        self.pairs.update(todo)
         return len(todo)
 
     def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
@@ -423,11 +559,17 @@ class NeighbourhoodReader:
                               own_predicate=self.pindex.get(self.predicate, -1),
                               reverse_counter=self.reverse_counts,
                               runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
-                              run_sizes=self.sizes,
+                              run_sizes=self.sizes, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
                                      for (e, side, q, k), other in self.picked.items()})
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
+
+    def _pair_codes(self, ids, place) -> np.ndarray:
+        """``Neighbourhood.pairs_whole`` of the pairs fetched whose two ends have links here."""
+        n = np.int64(len(place))
+        codes = [int(place[ids[e]]) * n + int(place[ids[x]]) for e, x in self.pairs if e in ids and x in ids]
+        return np.unique(np.array(codes, dtype=np.int64))
 
 
 def _subjects_key(predicate: str) -> str:

@@ -53,6 +53,9 @@ def params_for(template, store):
             values[name] = 5 if name == "limit" or template.name == "entity_in_links" else 0
         elif name == "runs":  # London's birthPlace in-links; Adam Buxton's birthplace
             values[name] = [(iri("dbr:London" if template.name == "entity_in_runs" else "dbr:Adam_Buxton"), BIRTH_PLACE)]
+        elif name == "pairs":  # Einstein died in Princeton; London and Adam Buxton: no link either way
+            values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Albert_Einstein")),
+                            (iri("dbr:London"), iri("dbr:Adam_Buxton"))]
         elif name == "facts":
             values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
                             (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]

@@ -4,12 +4,16 @@ triples one VALUES batch holding a country returned more rows than Virtuoso give
 state's ``dbo:country``, is such a hub; the scenario is still the embedded store's, byte for byte."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from conftest import OxigraphServer, SparqlProxy, served_demo_kb, store_from_text
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
 
+from factforge.generators.negatives.random_walk import meta_paths
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql import neighbourhood
+from factforge.sparql.adjacency import build
 from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.store import open_store
 from factforge.sparql.templates import load, names
@@ -68,27 +72,92 @@ WALK = dict(predicate=f"{EX}birthPlace", size=40, transparency=0.0, ambiguous="r
             train_size=10, seed=4)
 
 
-def test_walks_through_a_hub_read_the_links_they_draw_not_the_hub(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
-    """Issue 17: the hub's in-links (350) are far over the lowered hub size; a scenario whose walks all
-    step through it reads its run's size and the links drawn, and is still the embedded one."""
+@contextmanager
+def hub_kb(tmp_path, text: str, monkeypatch):
+    """``text`` in an embedded store and behind ``oxigraph serve`` (through a counting proxy), with
+    the row cap and the hub size lowered so that its country is a hub: (local store, proxy)."""
     monkeypatch.setattr(neighbourhood, "ROW_CAP", CAP, raising=False)
     monkeypatch.setattr(neighbourhood, "HUB_LINKS", 20, raising=False)
-    kb = tmp_path / "walked.nt"
-    kb.write_text(WALKED_KB)
-    local = store_from_text(tmp_path, "local.nt", WALKED_KB)
+    kb = tmp_path / "hub.nt"
+    kb.write_text(text)
+    local = store_from_text(tmp_path, "local.nt", text)
     (tmp_path / "server").mkdir()
     server = OxigraphServer(tmp_path / "server", [(kb, None)])
     proxy = SparqlProxy(server.query_url)
     try:
-        here = written(generate(local, ScenarioSpec.from_dict(WALK)), tmp_path / "here", local)
-        endpoint = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
-        scenario = generate(endpoint, ScenarioSpec.from_dict(WALK))
-        there = written(scenario, tmp_path / "there", endpoint)
+        yield local, proxy
     finally:
         proxy.close()
         server.stop()
+
+
+def hub_rows(proxy: SparqlProxy, queries=LINK_QUERIES) -> int:
+    """Rows of the link queries that name the country (its links, runs or pairs)."""
+    return sum(rows for query, rows in proxy.answers
+               if any(words in query for words in queries) and f"<{EX}Country>" in query)
+
+
+def test_walks_through_a_hub_read_the_links_they_draw_not_the_hub(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: the hub's in-links (350) are far over the lowered hub size; a scenario whose walks all
+    step through it reads its run's size and the links drawn, and is still the embedded one."""
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        here = written(generate(local, ScenarioSpec.from_dict(WALK)), tmp_path / "here", local)
+        endpoint = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        there = written(generate(endpoint, ScenarioSpec.from_dict(WALK)), tmp_path / "there", endpoint)
     assert here == there
     assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through it
-    hub_rows = sum(rows for query, rows in proxy.answers
-                   if any(words in query for words in LINK_QUERIES) and f"<{EX}Country>" in query)
-    assert hub_rows < 60 < CITIES + PEOPLE
+    assert hub_rows(proxy) < 60 < CITIES + PEOPLE
+
+
+# As WALKED_KB, and a few people are born in the country as well as in a city (one place at two
+# granularities): the country is a known object of theirs, so nearness screens their candidate
+# cities against it.
+BORN_TWICE = (0, 50, 100, 150)
+NEAR_HUB_KB = WALKED_KB + "".join(f"<{EX}Person{j}> <{EX}birthPlace> <{EX}Country> .\n" for j in BORN_TWICE)
+# the link queries of a hub's runs as well as of whole entities
+RUN_QUERIES = LINK_QUERIES + tuple(load(name).body.split("$", 1)[0] for name in ("entity_in_runs", "entity_out_runs"))
+
+
+def test_nearness_against_a_hub_reads_the_runs_it_compares_not_the_hub(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a candidate city screened against the country (a known object, 354 links) is near
+    it when one of the two is linked to the other (the city's country link, read with the city); a
+    co-object needs only the runs both share. The country is not read whole, and the scenario is
+    still the embedded one."""
+    spec = dict(WALK, seed=4)
+    with hub_kb(tmp_path, NEAR_HUB_KB, monkeypatch) as (local, proxy):
+        here = written(generate(local, ScenarioSpec.from_dict(spec)), tmp_path / "here", local)
+        endpoint = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        there = written(generate(endpoint, ScenarioSpec.from_dict(spec)), tmp_path / "there", endpoint)
+    assert here == there
+    assert f"{EX}Country\t" not in (here["test.tsv"] + here["train.tsv"]).decode()  # no fact of it: no audit read
+    assert hub_rows(proxy, RUN_QUERIES) < 60 < CITIES + PEOPLE
+
+
+def test_path_search_to_a_hub_reads_its_links_to_the_subjects_neighbourhood_not_the_hub(tmp_path, fresh_cache,  # noqa: F811
+                                                                                        monkeypatch):
+    """Issue 17: path search from a person to the country (their nationality, 354 links) looks the
+    country's links up only at the person's neighbours and at the middle nodes' (``links_among``):
+    those are asked of the store (``entity_pair_links``), not the country's every link, and the
+    paths are the whole index's."""
+    people, country, predicate = [f"{EX}Person{j}" for j in (3, 50, 77)], f"{EX}Country", f"{EX}nationality"
+
+    def paths(index):
+        return [[tuple(index.step_name(step) for step in path)
+                 for path in meta_paths(index, index.id(person), index.id(country), 3, index.pindex[predicate] + 1)]
+                for person in people]
+
+    with hub_kb(tmp_path, NEAR_HUB_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()), predicate,
+                                     degrees=False)
+        rounds = 0
+        while True:
+            rounds += 1
+            index = reader.index()
+            found = paths(index)
+            if not index.lacks_links:
+                break
+            assert reader.fetch(index) and rounds < 10
+    assert found == paths(build(local, use_table=False))
+    assert any(len(path) == 3 for person in found for path in person)  # through the country's 2-hop links
+    pair_query = load("entity_pair_links").body.split("$", 1)[0]
+    assert hub_rows(proxy, RUN_QUERIES + (pair_query,)) < 60 < CITIES + PEOPLE

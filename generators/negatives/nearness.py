@@ -76,8 +76,7 @@ def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjec
     """Per row: do some x link to both a[i] and b[i] through one predicate q with granular[q], more
     often than chance (``together``)? ``subjects[q]``: how many distinct subjects q has. Not
     where the scenario's ``predicate`` itself holds them apart (``held_apart``)."""
-    index.need(a)
-    index.need(b)
+    index.need_shared_holders(a, b, granular)
     found = _co_objects(index, a, b, granular, subjects)
     rows = np.flatnonzero(found)
     if predicate is not None and rows.size:
@@ -104,10 +103,8 @@ def _co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subje
     # shared holders per (row, q), and each end's in-links through q
     keys, shared = np.unique(row * len(index.predicates) + pred, return_counts=True)
     rows, preds = keys // len(index.predicates), keys % len(index.predicates)
-    n = len(index.entities)
-    degree = lambda nodes: (np.searchsorted(codes, index.in_code(nodes, preds, 0) + n)  # noqa: E731
-                            - np.searchsorted(codes, index.in_code(nodes, preds, 0)))
-    near = together(shared, degree(a[rows]), degree(b[rows]), subjects[preds])
+    # counted in the store where an endpoint's index lacks the rest of a hub's run
+    near = together(shared, index.in_run_sizes(a[rows], preds), index.in_run_sizes(b[rows], preds), subjects[preds])
     return _any_per_row(rows, near, a.size)
 
 
@@ -158,8 +155,7 @@ def near_known(index, candidate: np.ndarray, known: np.ndarray, group: np.ndarra
     """Per group of rows (one candidate fact and each known object of its subject): is the
     candidate linked to one of the known nodes (``links``), or a co-object of one (``predicate``:
     the scenario's, see ``co_objects``)?"""
-    index.need(candidate)
-    index.need(known)
+    index.need_linked(candidate, known, granular)
     near = np.zeros(n_groups, dtype=bool)
     near[group[adjacent(index, candidate, known, links)]] = True
     rest = np.flatnonzero(~near[group])  # co-objects only for candidates not refused already

@@ -49,7 +49,10 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
     """
     found: set[tuple[int, ...]] = set()
     s_nodes, s_steps = _neighbourhood(index, s, memo)
-    o_nodes, o_steps = _neighbourhood(index, o, memo)
+    # o's links are looked up only at s's neighbours and, for length 3, at a middle node's: of a
+    # hub read through an endpoint, only those (its every link is most of what path search read)
+    in_part = index.read_in_part(o)
+    o_nodes, o_steps = index.links_among(o, unique(s_nodes)) if in_part else _neighbourhood(index, o, memo)
     for step in _steps_at(s_nodes, s_steps, o):
         if step != skip:
             found.add((step,))
@@ -72,6 +75,8 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             if explored > MAX_MIDDLE or len(found) > MAX_PATHS * 4:
                 break
             x_nodes, x_steps = index.steps(x)
+            if in_part:
+                o_nodes, o_steps = index.links_among(o, unique(x_nodes))
             hit = sorted_member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
             if not hit.any():
                 continue
