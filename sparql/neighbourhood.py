@@ -208,6 +208,10 @@ class Neighbourhood(Adjacency):
             return True
         return sum(sizes.values()) > HUB_LINKS
 
+    def sized(self, node: int) -> bool:
+        """Fetched whole, or its links counted in the store (``read_in_part`` then says for sure)."""
+        return bool(self.complete[node]) or self.entities[node] in (self.run_sizes or {})
+
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index among ``others``: a link between node and another is among the
         other's links when that one was fetched whole, else among the pairs' links fetched."""

@@ -161,3 +161,33 @@ def test_path_search_to_a_hub_reads_its_links_to_the_subjects_neighbourhood_not_
     assert any(len(path) == 3 for person in found for path in person)  # through the country's 2-hop links
     pair_query = load("entity_pair_links").body.split("$", 1)[0]
     assert hub_rows(proxy, RUN_QUERIES + (pair_query,)) < 60 < CITIES + PEOPLE
+
+
+def test_path_search_through_a_hub_reads_its_links_to_the_objects_neighbourhood_not_the_hub(  # noqa: F811
+        tmp_path, fresh_cache, monkeypatch):
+    """Issue 17: paths of length 3 from a person to their birthplace pass through the country (a
+    middle node of 354 links: nationality/^nationality/birthPlace): of it, only its links to the
+    birthplace's neighbours are read, and the paths are the whole index's."""
+    people, predicate = [f"{EX}Person{j}" for j in (3, 50, 77)], f"{EX}birthPlace"
+
+    def paths(index):
+        return [[tuple(index.step_name(step) for step in path)
+                 for path in meta_paths(index, index.id(person), index.id(f"{EX}City{j * 7 % CITIES}"), 3,
+                                        index.pindex[predicate] + 1)]
+                for person, j in zip(people, (3, 50, 77))]
+
+    with hub_kb(tmp_path, NEAR_HUB_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()), predicate,
+                                     degrees=False)
+        rounds = 0
+        while True:
+            rounds += 1
+            index = reader.index()
+            found = paths(index)
+            if not index.lacks_links:
+                break
+            assert reader.fetch(index) and rounds < 10
+    assert found == paths(build(local, use_table=False))
+    assert (f"{EX}nationality", f"^{EX}nationality", f"{EX}birthPlace") in found[0]  # the country in the middle
+    pair_query = load("entity_pair_links").body.split("$", 1)[0]
+    assert hub_rows(proxy, RUN_QUERIES + (pair_query,)) < 60 < CITIES + PEOPLE
