@@ -87,6 +87,10 @@ class Adjacency:
         whole index; through an endpoint, a hub's."""
         return False
 
+    def sized(self, node: int) -> bool:
+        """Is it known whether ``node``'s links are read in part? Always on a whole index."""
+        return True
+
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``node``'s neighbours with their signed steps, sorted by (neighbour, step): at least
         those among ``others`` (sorted ids). The whole index gives them all."""

@@ -24,15 +24,19 @@ an entity's links first checks that they were fetched whole; when not, the entit
 in one direction (a run: a walk step, ``follow``) needs only that run (``missing_runs``); a walk's
 seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
 the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
-a country reads a link of it, not its hundreds of thousands. Nearness reads of a hub only the runs it
-compares (``need_linked``, ``need_shared_holders``: the shorter of two runs, lengths counted in the
-store), and path search only a hub's links to the nodes a path from the subject reaches
-(``links_among``, ``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query). ``generators.neighbourhood`` generates,
-fetches what was missing, and generates again until a run misses nothing: that run read only
-whole neighbourhoods, so it made what the whole index makes.
+a country reads a link of it, not its hundreds of thousands; a run whose draws outnumber its
+slices of ``ROW_CAP`` is read in those slices instead (each draw's query sorts the run in the store
+as a slice does). Nearness reads of a hub only the runs it compares (``need_linked``,
+``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
+only a hub's links to the nodes a path from the subject reaches (``links_among``,
+``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query), and of a hub in the
+middle of a length-3 path only its links to the object's neighbours. ``generators.neighbourhood``
+generates, fetches what was missing, and generates again until a run misses nothing: that run
+read only whole neighbourhoods, so it made what the whole index makes.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -52,7 +56,8 @@ from .terms import iri, is_schema_predicate
 ROW_CAP = 10_000
 # An entity with more links is a hub: a lookup of one predicate's links of it in one direction (a
 # run) fetches that run, not the hub, and a walk through a run longer than this fetches only the
-# link it drew (a query a draw: a shorter run costs fewer queries whole). A smaller entity is
+# link it drew (a query a draw: a shorter run costs fewer queries whole), unless the run's draws
+# outnumber its slices (``slices``). A smaller entity is
 # fetched whole: fetched a run at a time, the other lookups of it each cost a round more.
 HUB_LINKS = 1_000
 
@@ -207,6 +212,10 @@ class Neighbourhood(Adjacency):
             self.maybe_hubs.add(self.entities[node])
             return True
         return sum(sizes.values()) > HUB_LINKS
+
+    def sized(self, node: int) -> bool:
+        """Fetched whole, or its links counted in the store (``read_in_part`` then says for sure)."""
+        return bool(self.complete[node]) or self.entities[node] in (self.run_sizes or {})
 
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index among ``others``: a link between node and another is among the
@@ -434,7 +443,8 @@ class NeighbourhoodReader:
 
         A run a lookup read of a hub (an entity with more than ``HUB_LINKS`` links) is fetched
         alone, in VALUES batches of runs (``fetch_runs``); a walk's draw from a hub's run of at most
-        ``HUB_LINKS`` fetches that run too, from a longer one only the link it drew (``pick``)."""
+        ``HUB_LINKS`` fetches that run too, from a longer one only the link it drew (``pick``), or
+        the run in its slices when its draws, made and pending, are more queries than those."""
         picks: dict[tuple[str, str, str], set] = {}
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
@@ -448,13 +458,21 @@ class NeighbourhoodReader:
         done = len(uncounted) + self.fetch_links(set(index.missing) | small)
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
+        made = Counter(key[:3] for key in self.picked)
         for part, ks in picks.items():
             if part[0] in self.complete or part in self.runs:
                 continue
-            if self.sizes[part[0]].get(part[1:], 0) <= HUB_LINKS:
+            links = self.sizes[part[0]].get(part[1:], 0)
+            new = [part + (k,) for k in sorted(k for k in ks if k is not None) if part + (k,) not in self.picked]
+            # a draw is a query that sorts the whole run in the store, as a slice does, for one
+            # row: once the run's draws (made and pending) outnumber its slices, the slices are
+            # cheaper, and the walks' next draws there cost nothing. No query answers several
+            # places of a run (OFFSET gives one), so the choice is per run: at most its slices'
+            # queries when its draws come in one round, at most twice over several
+            if links <= HUB_LINKS or made[part] + len(new) > slices(links):
                 runs.add(part)
             else:
-                drawn += [part + (k,) for k in ks if k is not None and part + (k,) not in self.picked]
+                drawn += new
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
         for pick in sorted(drawn):
@@ -570,6 +588,12 @@ class NeighbourhoodReader:
         n = np.int64(len(place))
         codes = [int(place[ids[e]]) * n + int(place[ids[x]]) for e, x in self.pairs if e in ids and x in ids]
         return np.unique(np.array(codes, dtype=np.int64))
+
+
+def slices(links: int) -> int:
+    """Queries that read a run of ``links`` whole, at most: one a ``ROW_CAP`` slice, and the page
+    that ends it short (``_fetch_slices``: the count may be outdated, the answers say the end)."""
+    return links // ROW_CAP + 1
 
 
 def _subjects_key(predicate: str) -> str:

@@ -67,6 +67,7 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
         span = len(index.predicates) + 1  # signed steps lie in [-span, span]
         middles = unique(s_nodes)
         middles = middles[(middles != s) & (middles != o)]
+        o_around = unique(o_nodes)
         explored = 0
         for x in middles.tolist():
             if index.degree(x) > HUB_DEGREE:
@@ -74,9 +75,15 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             explored += 1
             if explored > MAX_MIDDLE or len(found) > MAX_PATHS * 4:
                 break
-            x_nodes, x_steps = index.steps(x)
             if in_part:
+                if not index.sized(o) and index.read_in_part(x):
+                    continue  # o not counted yet: a round that drops its answer need not read a hub whole
+                x_nodes, x_steps = index.steps(x)
                 o_nodes, o_steps = index.links_among(o, unique(x_nodes))
+            elif index.read_in_part(x):  # a hub in the middle: only its links that meet o's count
+                x_nodes, x_steps = index.links_among(x, o_around)
+            else:
+                x_nodes, x_steps = index.steps(x)
             hit = sorted_member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
             if not hit.any():
                 continue
