@@ -25,6 +25,9 @@ distinct objects, a false object would mostly be a rare one, and popularity alon
 from a true one. The scenario picks its true facts so that one false fact per subject can pay
 every object's debt (``object_room.matchable``'s ``one_each``), and a source the owed round
 leaves without an object gets one by trades with the others (``debt_paths``).
+Neighbours give a subject no more false facts than it has true ones in the split: a few subjects
+linked to many entities of the object's kind (a country with diplomatic relations to dozens) took
+most of them otherwise, and the range fallback gives the others theirs.
 
 The scenario pairs true and false facts: at c < 1 its first true facts are ones whose subject
 gives an object-side false fact (``productive``; see ``generators.scenario._paired``), so that a
