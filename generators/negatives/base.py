@@ -202,7 +202,8 @@ class ObjectBalance:
 def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeContext,
                 rng: np.random.Generator, *, dated: bool = False,
                 rank: Callable[[Negative], int] | None = None,
-                balance: ObjectBalance | None = None, rounds: int | None = None) -> list[Negative]:
+                balance: ObjectBalance | None = None, rounds: int | None = None,
+                most: Callable[[str], int] | None = None) -> list[Negative]:
     """Take one candidate per source in turn, so negatives spread over sources.
 
     Each round visits the sources whose subjects have the fewest false facts so far first (ties in
@@ -214,7 +215,8 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     drawn or screened are made. With ``balance``, a candidate whose object is owed no more false
     facts (``ObjectBalance.paid``) is passed over: a rank taken once cannot see a debt paid while
     drawing. ``rounds``: at most that many passes over the sources (one: at most one false fact
-    per source, leaving the sources it could not serve to the caller).
+    per source, leaving the sources it could not serve to the caller). ``most``: the false facts a
+    subject may have in all (``Ledger.subject_uses``); a candidate past it is passed over.
     """
     queues = [DrawOrder(c, rng, rank) for c in candidates]
     # the subject each source is counted by: made once, not on every sort of every round
@@ -241,6 +243,8 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
                     context.near.screen(c[j].fact for j in queue.ahead(SCREEN_AHEAD))
                 negative = c[queue.pop()]
                 if balance is not None and balance.paid(negative.fact.o):
+                    continue
+                if most is not None and context.ledger.subject_uses[negative.fact.s] >= most(negative.fact.s):
                     continue
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)
