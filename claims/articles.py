@@ -30,6 +30,11 @@ Format ``factforge-name-articles/1``::
                                      work, never an agent) whose name made from the IRI's local name
                                      takes its initial "own" word as its article ("au Mans"); any other
                                      local name is said as written ("de Les Mutrie")
+     "titled": ["work"],            optional: the kinds of entity the KB types whose name's initial
+                                     "own" word is a title's article, and the words after it may be a
+                                     sentence (German "Der Regen fällt", a song): never declined, it is
+                                     said as "whole" ones are ("von „Der Regen fällt“"), from a label or
+                                     a local name alike; a place's stays "own" ("im Haag")
      "whole": {"Die": ["f", "pl"]}, "quotes": ["„", "“"],  optional: a label's own article whose class
                                      the label does not tell (German "Die": "Die Smaragdstadt", "Die
                                      Ärzte"): where the slot's case would change it for one of those
@@ -49,7 +54,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 
@@ -82,6 +87,7 @@ class Articles:
     whole: dict[str, tuple[str, ...]] | None = None
     quotes: tuple[str, str] = ("“", "”")
     own_typed: frozenset[str] = frozenset()
+    titled: frozenset[str] = frozenset()
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -139,6 +145,11 @@ class Articles:
     @cached_property
     def _forms(self) -> frozenset:
         return frozenset(form.lower() for forms in self.articles.values() for form in forms.values())
+
+    def as_titles(self) -> "Articles":
+        """These articles for a name the KB types as one of ``titled``: its own article, said whole."""
+        own = {word: (kind,) for word, kind in (self.own or {}).items()}
+        return replace(self, own=None, whole={**own, **(self.whole or {})})
 
     def undeclined(self, name: str, extra: dict[str, str] | None = None) -> tuple[str, ...] | None:
         """The classes a label's own article could be of, where the label does not tell which (``whole``)."""
@@ -258,8 +269,11 @@ def load(lang: str) -> Articles | None:
     own_typed = data.get("own_typed", [])
     if not isinstance(own_typed, list) or not set(own_typed) <= {"place", "work"}:
         raise ArticlesError(f"{name}: 'own_typed' must list kinds of entity among place and work")
+    titled = data.get("titled", [])
+    if not isinstance(titled, list) or not set(titled) <= {"place", "work"}:
+        raise ArticlesError(f"{name}: 'titled' must list kinds of entity among place and work")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
                     data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
                     compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes),
-                    frozenset(own_typed))
+                    frozenset(own_typed), frozenset(titled))

@@ -93,7 +93,6 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
     # a gender other than these, or two that differ, gets the wording that agrees with none
     names = Names(articles=getattr(user, "articles", {}),
                   genders={e: next(iter(g)) for e, g in sorted(genders.items()) if len(g) == 1 and None not in g})
-    names.typed = _place_or_work(store, entities, langs)
     for entity in sorted(set(entities)):
         for lang in langs:
             # several labels in one language (a KB merged from sources): the first in code point order
@@ -109,17 +108,23 @@ def kb_names(store: Store, entities, langs: list[str], user: dict[tuple[str, str
                 names.aliases[(entity, lang)] = sorted(
                     a for a in found.get((entity, lang, "alt"), ())
                     if a != main and words & {w.lower() for w in _WORD.findall(a)})
+    names.typed = _place_or_work(store, entities, langs, names)
     return names
 
 
-def _place_or_work(store: Store, entities, langs: list[str]) -> dict[str, frozenset[str]]:
-    """What the KB types those of ``entities`` as ("place", "work"), whose local name begins with a word
-    that is a label's own article in one of ``langs`` (``articles``: "Le", "Les", "Der", "Das"), where it
-    does not type them as an agent: asked of those alone, since only their names can fall back to such
-    a local name."""
+def _place_or_work(store: Store, entities, langs: list[str], names: Names) -> dict[str, frozenset[str]]:
+    """What the KB types those of ``entities`` as ("place", "work"), whose local name or a name of
+    ``names`` begins with a word that is a label's own article in one of ``langs`` (``articles``: "Le",
+    "Les", "Der", "Das"), where it does not type them as an agent: asked of those alone, since only
+    their names can carry one (a German work's title is then said whole: "Der Regen fällt")."""
     files = [articles.load(lang) for lang in langs]
     words = {word for said in files if said is not None for word in (said.own or {})}
-    wanted = sorted(e for e in set(entities) if local_name(e).split(" ", 1)[0] in words)
+    named = {e: [local_name(e)] for e in set(entities)}
+    for (entity, _), (main, _) in names.main.items():
+        named.setdefault(entity, []).append(main)
+    for (entity, _), aliases in names.aliases.items():
+        named.setdefault(entity, []).extend(aliases)
+    wanted = sorted(e for e, found in named.items() if any(n.split(" ", 1)[0] in words for n in found))
     kinds: dict[str, set[str]] = {}
     for batch in batched(wanted):
         for row in store.select("entity_name_kinds", entities=[iri(e) for e in batch]):

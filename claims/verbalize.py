@@ -60,10 +60,10 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         slots = {"s": subject, "o": obj}
         if generic:
             slots["p"] = negated_label if negated else label
-        plain = {role for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))
-                 if not _may_carry_own_article(entity, source, names, lang)}
+        forms = {role: _articles_of(entity, source, names, lang)
+                 for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))}
         text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender,
-                     plain=plain)
+                     forms=forms)
         template_id = f"{lang}:{template.id}"
     else:
         kind, label, negated_label = language.label_kind(*predicate_name(names, hop[0], lang))
@@ -72,14 +72,13 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         # the middle is said by the kind of the first predicate's label ("the owning company of X",
         # "what X is known for"), never by its label as a noun whatever it is
         middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
-        plain_subject = not _may_carry_own_article(fact.s, s_source, names, lang)
         middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
-                                         lang, names, middle_kind, plain_subject)
+                                         lang, names, middle_kind, _articles_of(fact.s, s_source, names, lang))
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = negated_label if negated else label
-        plain = set() if _may_carry_own_article(hop[1], o_source, names, lang) else {"o"}
-        text = language.put_middle(_fill(template, negated, slots, lang, names, plain=plain), _MIDDLE, middle)
+        forms = {"o": _articles_of(hop[1], o_source, names, lang)}
+        text = language.put_middle(_fill(template, negated, slots, lang, names, forms=forms), _MIDDLE, middle)
         if middle.endswith(","):  # a clause (a label kind's own path, or ``path_clause``)
             text = _CLAUSE_COMMA.sub("", text)
         path_kind = middle_kind if middle_kind != "noun" else "clause" if middle.endswith(",") else None
@@ -112,25 +111,45 @@ def _may_carry_own_article(entity: str, source: str, names: Names, lang: str) ->
     return (source != LOCAL or typed) and entity not in names.genders
 
 
+def _articles_of(entity: str, source: str, names: Names, lang: str):
+    """The language's name articles as they apply to ``entity``'s name: a title's own article said whole
+    where the KB types the entity as a kind the article file's ``titled`` lists (German works: a title
+    may be a sentence, "Der Regen fällt", which declined reads "vom Regen fällt"), none where the name
+    carries no article of its own (``_may_carry_own_article``), else the file's."""
+    said = articles.load(lang)
+    if said is None:
+        return None
+    if said.titled & names.typed.get(entity, frozenset()) and entity not in names.genders:
+        return _as_titles(lang)
+    return said if _may_carry_own_article(entity, source, names, lang) else _without_own(lang)
+
+
 @lru_cache(maxsize=None)
 def _without_own(lang: str):
     """The language's name articles for a name whose initial article-like word is part of the name."""
     return replace(articles.load(lang), own=None)
 
 
+@lru_cache(maxsize=None)
+def _as_titles(lang: str):
+    """The language's name articles for a title whose own article is said whole (``_articles_of``)."""
+    return articles.load(lang).as_titles()
+
+
 def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Names, subject: str | None = None,
-          gender: str | None = None, plain: set[str] = frozenset()) -> str:
+          gender: str | None = None, forms: dict | None = None) -> str:
     """The template filled, a name that takes an article given it in its slot's case (``articles``),
     joined to the word before it, and the words that agree with a name in its number, or with the
     subject's ``gender`` where the KB gives one; ``subject``: the subject's case when the subject is a
-    name (not a path's middle); ``plain``: the roles whose names carry no article of their own."""
+    name (not a path's middle); ``forms``: by role, the articles its name takes (``_articles_of``), else
+    the language's."""
     if articles.load(lang) is None:
         return template.fill(negated=negated, gender=gender, **slots)
     extra = names.articles.get(lang)
     placed, number = {}, {}
     for role, case in (("s", subject), ("o", template.object_of(negated))):
         if case:
-            said = _without_own(lang) if role in plain else articles.load(lang)
+            said = (forms or {}).get(role) or articles.load(lang)
             number[role] = said.kind(slots[role], extra)
             placed[_NAMED[role]] = (said.phrase(slots[role], case, extra) or slots[role], said.own or ())
             slots = {**slots, role: _NAMED[role]}
@@ -142,7 +161,7 @@ def _fill(template, negated: bool, slots: dict[str, str], lang: str, names: Name
 
 
 def _middle(language, predicate: str, subject: str, label: str, case: str, lang: str, names: Names,
-            label_kind: str = "noun", plain: bool = False):
+            label_kind: str = "noun", forms=None):
     """(a path's unnamed middle seen from ``subject``, generic?). A German subject that cannot take the
     -s genitive (it takes an article or ends in a sibilant) is named after the head noun, which then
     takes its article: "die Hauptstadt der Schweiz", "der Geburtsort von Hans"; elsewhere the subject
@@ -153,8 +172,8 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
     said = articles.load(lang)
     if said is None:
         return language.middle(predicate, subject, label, case, kind=label_kind)
-    if plain:  # the subject's name carries no article of its own (``_may_carry_own_article``)
-        said = _without_own(lang)
+    if forms is not None:  # the subject's own article: none, or said whole (``_articles_of``)
+        said = forms
     extra = names.articles.get(lang)
     kind = said.kind(subject, extra)
     possessive = language.possessive

@@ -506,9 +506,10 @@ TYPED = """
     (("Le_Freak", "recordLabel", "Capitol_Records"), 1, "Le label de Le Freak est Capitol Records."),
     (("Les_Mutrie", "birthPlace", "Paris"), 1, "Le lieu de naissance de Les Mutrie est Paris."),
     # German declines a place's own article, but a work's title may be a sentence (DBpedia50's song
-    # "Der Regen fällt": "Das Vorgängerwerk vom Regen fällt" is wrong): as written
+    # "Der Regen fällt": "Das Vorgängerwerk vom Regen fällt" is wrong): said whole in quotation marks
+    # where the case would change its article ("von Der Regen fällt" before)
     (("Der_Regen_f%C3%A4llt", "previousWork", "Scheiss_Liebe"), 1,
-     "Das Vorgängerwerk von Der Regen fällt ist Scheiss Liebe."),
+     "Das Vorgängerwerk von „Der Regen fällt“ ist Scheiss Liebe."),
     (("ann", "birthPlace", "Le_Gl%C3%A8be"), 0, "Ann est née au Glèbe."),
 ])
 def test_a_local_names_le_is_its_own_article_where_the_kb_types_a_place_or_a_work(tmp_path, fact, slot, text):
@@ -521,3 +522,46 @@ def test_a_local_names_le_is_its_own_article_where_the_kb_types_a_place_or_a_wor
     lang = "de" if text.startswith("Das") else "fr"
     names = kb_names(store, [subject, obj], [lang])
     assert say_it(Fact(subject, DBO + p, obj), lang, names, slot).text == text
+
+
+# 13. a German work's title that begins with "Der" or "Das" is said whole, never declined
+
+
+TITLES = """
+    @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+    @prefix dbo: <http://dbpedia.org/ontology/> .
+    <http://ex/ann> rdfs:label "Ann"@de .
+    <http://ex/liebe> rdfs:label "Scheiss Liebe"@de .
+    <http://ex/regen> a dbo:Single ; rdfs:label "Der Regen fällt"@de .
+    <http://ex/spiegel> a dbo:Magazine ; rdfs:label "Der Spiegel"@de .
+    <http://ex/boot> a dbo:Film ; rdfs:label "Das Boot"@de .
+    <http://ex/haag> a dbo:City ; rdfs:label "Der Haag"@de .
+"""
+
+
+@pytest.mark.parametrize("fact,slot,text", [
+    # a sentence: "vom Regen fällt" before
+    (("regen", "previousWork", "liebe"), 1, "Das Vorgängerwerk von „Der Regen fällt“ ist Scheiss Liebe."),
+    (("liebe", "previousWork", "regen"), 0, "Vor Scheiss Liebe erschien Der Regen fällt."),  # nominative: as written
+    # a noun group is a title too, and the type does not tell the two apart: "vom Spiegel", "den Spiegel"
+    # before; said whole as German usage allows a title left undeclined ("von „Der Spiegel“")
+    (("ann", "author", "spiegel"), 0, "Ann ist der Autor von „Der Spiegel“."),
+    (("ann", "author", "spiegel"), 1, "Ann schrieb „Der Spiegel“."),
+    (("ann", "author", "boot"), 0, "Ann ist der Autor von „Das Boot“."),
+    (("ann", "author", "boot"), 1, "Ann schrieb Das Boot."),  # "das" stays "das" in the accusative
+    # a place keeps its article declined, as a place's name is ("im Haag", the older German name)
+    (("ann", "birthPlace", "haag"), 0, "Ann wurde im Haag geboren."),
+])
+def test_a_german_works_title_with_der_or_das_is_quoted_whole_where_the_article_would_change(
+        tmp_path, fact, slot, text):
+    """Only the KB's type (a work, through rdfs:subClassOf) tells a title from a place; whether the
+    words after the article are a sentence ("Der Regen fällt") or a noun group ("Der Spiegel") nothing
+    in the KB tells, and a sentence declined is wrong always, a noun group said whole never."""
+    from factforge.sparql.loading import load_files
+
+    store = store_from_text(tmp_path, "kb.ttl", TITLES)
+    load_files(store, [need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl")], progress=False)
+    entities = [f"http://ex/{e}" for e in ("ann", "liebe", "regen", "spiegel", "boot", "haag")]
+    names = kb_names(store, entities, ["de"])
+    s, p, o = fact
+    assert say_it(Fact("http://ex/" + s, DBO + p, "http://ex/" + o), "de", names, slot).text == text
