@@ -75,6 +75,9 @@ def print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
               f"more false facts than the set's subjects could take")
         if matched.get("warning"):
             print(f"  warning: {matched['warning']}")
+    unbalanced = scenario.summary.get("false_subjects")
+    if unbalanced:
+        print(f"  warning: {unbalanced['warning']}")
     lcwa = scenario.summary.get("lcwa")
     if lcwa and lcwa["fallback"]:
         print(f"  lcwa: {lcwa['neighbour_made']} of {lcwa['false_facts']} false facts from the subject's neighbours "

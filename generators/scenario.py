@@ -28,6 +28,9 @@ from .random_state import stream
 from .reference_kb import ReferenceKB
 from .spec import ScenarioSpec, SpecError
 
+#: summary sections that carry a ``warning`` when present; the manifest repeats them (never the data files)
+WARNED = ("true_objects", "false_subjects")
+
 #: the steps of ``generate``, in order; ``on_step`` is told each one as it ends (job progress)
 STEPS = ("statistics", "true facts", "false facts", "reference", "checks")
 
@@ -82,7 +85,7 @@ class Scenario:
             "kb_fingerprint": self.fingerprint, "seed": self.spec.seed, "spec": self.spec.to_dict(),
             "counts": self.summary["counts"], "dated": self.dated,
             "reference": {"leakage": self.spec.leakage, "removed_triples": len(self.removed)},
-            **{key: self.summary[key] for key in (*sections(), "true_objects") if self.summary.get(key)},
+            **{key: self.summary[key] for key in (*sections(), *WARNED) if self.summary.get(key)},
         }
 
 
@@ -340,6 +343,7 @@ def _summary(test_false, train_false, test, train, spec: ScenarioSpec, factbench
         "drift": {"top": top[0][0], "share": round(top[0][1] / ambiguous, 4)} if top else None,
         **{key: cls.summarize(negatives, spec, *factbench_kinds) for key, cls in sections().items()},
         **_true_objects(matching),
+        **_false_subjects({"test": test, "train": train}),
     }
 
 
@@ -360,6 +364,29 @@ def _true_objects(matching: dict[str, object_room.Matched]) -> dict:
                                         for u in unmatched)
                               + ": how often such an object occurs among true and false facts tells their labels")
     return {"true_objects": section}
+
+
+def _false_subjects(splits: dict[str, list[LabelledFact]]) -> dict:
+    """The summary's ``false_subjects`` section, when a split's subjects are not false as often as
+    true: how many subjects of its true facts have no false fact, and how many subjects have more
+    false facts than true ones. The audit's frequency and degree baselines read this balance, and a
+    sampler can fall short of it where the KB gives some subjects no false fact (LCWA on CoDEx
+    P17), so it is counted from the split's own facts, whatever the kind of false fact."""
+    section = {}
+    for split, items in splits.items():
+        true = Counter(i.fact.s for i in items if i.label)
+        false = Counter(i.fact.s for i in items if not i.label)
+        without = sum(s not in false for s in true)
+        more = sum(n > true[s] for s, n in false.items())
+        if without or more:
+            section[split] = {"subjects": len(true), "without_false_fact": without, "more_false_than_true": more}
+    if not section:
+        return {}
+    section["warning"] = ("; ".join(f"{split}: {c['without_false_fact']} of {c['subjects']} subjects without a false fact, "
+                                    f"{c['more_false_than_true']} with more false facts than true ones"
+                                    for split, c in section.items())
+                          + ": how often a subject occurs among true and false facts tells their labels")
+    return {"false_subjects": section}
 
 
 def check_invariants(scenario: Scenario, context: NegativeContext, kb_pairs: set[tuple[str, str]]) -> None:

@@ -289,3 +289,22 @@ def test_a_store_alive_at_interpreter_exit_releases_its_lock_quietly(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and (tmp_path / "store" / "access.lock").exists(), result.stderr
     assert "Exception ignored" not in result.stderr, result.stderr
+
+
+@pytest.mark.slow
+def test_generate_prints_and_writes_the_false_subjects_warning(tmp_path):
+    """DBpedia50 birthPlace, LCWA at c = 0, 300 facts, seed 3: every subject has a false fact but 3
+    have more false facts than true ones. The command says it on a `warning:` line and the manifest
+    carries the same warning; the data files do not."""
+    from conftest import DBPEDIA_NT, ONTOLOGY_TTL, need
+
+    store = tmp_path / "store"
+    factforge("load", need(DBPEDIA_NT), ONTOLOGY_TTL, "--store", store)
+    out = tmp_path / "out"
+    printed = factforge("generate", "--store", store, "--predicate", "dbo:birthPlace", "--size", 300, "--seed", 3,
+                        "--transparency", 0, "--ambiguous", "lcwa", "--out", out).stdout
+    section = json.loads((out / "manifest.json").read_text())["false_subjects"]
+    assert section["test"] == {"subjects": 146, "without_false_fact": 0, "more_false_than_true": 3}
+    assert f"  warning: {section['warning']}" in printed.splitlines()
+    assert not any("false_subjects" in p.read_text() or "false fact" in p.read_text()
+                   for p in out.iterdir() if p.name not in ("manifest.json", "answers.json"))

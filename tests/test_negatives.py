@@ -901,3 +901,35 @@ def test_random_walk_says_which_objects_it_could_not_balance(codex_store, kind):
         assert f"{o} (test) is owed {true_objects[o]} false facts but only {entry['subjects_that_can_take_it']}" \
             in section["warning"]
     assert audit_scenario(scenario, codex_store)["flagged"]
+
+
+def _subject_balance(items) -> tuple[int, int]:
+    """(subjects of a split's true facts with no false fact, subjects with more false facts than true)."""
+    true_subjects = Counter(f.fact.s for f in items if f.label)
+    false_subjects = Counter(f.fact.s for f in items if not f.label)
+    return (sum(s not in false_subjects for s in true_subjects),
+            sum(n > true_subjects[s] for s, n in false_subjects.items()))
+
+
+@pytest.mark.slow
+def test_a_scenario_says_when_subjects_are_false_more_or_less_often_than_true(codex_store):
+    """CoDEx P17 (country), LCWA at c = 0, 280 facts, seed 0: the neighbour round gives no subject
+    more false facts than true ones, but the KB cannot give every subject of the set one, so 6 of
+    the 93 subjects have none and the range fallback gave 7 others a second false fact. The
+    frequency and degree baselines read exactly this balance, so the summary and the manifest say
+    it, counted from the split's facts (not from what the sampler meant to make). A scenario where
+    every subject has as many false facts as true ones says nothing."""
+    spec = ScenarioSpec(WD + "P17", size=280, transparency=0.0, ambiguous="lcwa", seed=0, leakage="pair")
+    scenario = generate(codex_store, spec)
+    section = scenario.summary["false_subjects"]
+    assert scenario.manifest()["false_subjects"] == section
+    without, more = _subject_balance(scenario.test)
+    assert (without, more) == (6, 7)
+    assert section["test"] == {"subjects": 93, "without_false_fact": without, "more_false_than_true": more}
+    assert "train" not in section
+    assert "test: 6 of 93 subjects without a false fact, 7 with more false facts than true ones" in section["warning"]
+    assert "false_subjects" not in scenario.header()
+
+    balanced = generate(codex_store, ScenarioSpec(WD + "P17", size=100, transparency=1.0, seed=0))
+    assert _subject_balance(balanced.test) == (0, 0)
+    assert "false_subjects" not in balanced.summary and "false_subjects" not in balanced.manifest()
