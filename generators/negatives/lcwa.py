@@ -77,18 +77,13 @@ class LocalClosedWorld(NegativeSampler):
         return Negative(Fact(source.s, context.predicate, o), self.name, source, {"side": "range", "fallback": FALLBACK})
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
-        # A neighbour's object only while it is owed (``ObjectBalance.paid``); the range fallback
-        # pays the rest. Drawn freely, the objects s's other links lead to were the hubs: on
-        # CoDEx P19 (place of birth) at 100 facts, 49 of 50 false facts came from neighbours
-        # (places of death and residence), Los Angeles got 11 false facts against 2-3 true ones
-        # and London 8 against 2-3, and the object column read 0.54-0.62 at seeds 0-11 (mean 0.59).
-        # No subject more often false than true (a subject new to the set, which the subject side
-        # brings, once). Pass after pass, the few sources with many links to the object's kind took
-        # most of the false facts (CoDEx P17: the Netherlands, with diplomatic relations to dozens of
-        # countries, 23 false countries against one true; P26: Michael Jackson 13 false spouses),
-        # half the set's subjects got none, and the degree, frequency and subject baselines told
-        # the labels. The fallback, which gives every subject its first false fact before any a
-        # second, makes the rest.
+        # A neighbour's object only while it is owed (``ObjectBalance.paid``), and no subject more
+        # often false than true (a subject new to the set, which the subject side brings, once);
+        # the range fallback, which gives every subject its first false fact before any a second,
+        # makes the rest. Drawn freely, s's other links lead to hubs, and the few sources with many
+        # links to the object's kind take most of the false facts pass after pass: the object,
+        # degree, frequency and subject baselines then tell the labels (CoDEx P19, P17, P26 in
+        # docs/performance.md).
         quota = Counter(f.s for f in sources)
         chosen = self._from(context, sources, n, rng, ObjectBalance(context.ledger, sources, n),
                             most=lambda s: max(quota[s], 1))

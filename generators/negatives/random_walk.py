@@ -264,13 +264,11 @@ class RandomWalk(NegativeSampler):
         context.near.screen(neg.fact for c in typed for neg in c)
         rank = lambda neg: owed[neg.fact.o] <= 0  # noqa: E731
         # Ends that the set's true facts name first; then, by the fallback, the owed objects that
-        # true facts name more than once; only then ends new to the split. On CoDEx P17 walks from
-        # most subjects never reach the US (16 of 50 true facts at seed 0, 25-28 other subjects
-        # could take it), and ends new to the split, each once, went where the US's debt was (8 of
-        # 16 paid, 17 false facts on objects no true fact names): type baseline 0.60-0.73 at seeds
-        # 0-2 and 4-7. An object named once and left unpaid occurs once, as a new end does, so
-        # there a walk end serves as well (and walks keep their share: all owed objects first cut
-        # DBpedia50 team's walk-made false facts from 26 to 5 of 50).
+        # true facts name more than once; only then ends new to the split. Walks from most subjects
+        # may never reach a popular true object, and ends new to the split, each once, would take
+        # its debt: the type baseline then tells the labels (CoDEx P17 in docs/performance.md). An
+        # object named once and left unpaid occurs once, as a new end does, so there a walk end
+        # serves as well, and walks keep their share of the false facts.
         named = Counter(f.o for f in sources)
         chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, rank,
                                   balance)
