@@ -88,8 +88,8 @@ class SortedDump:
 
 def _copied_in_kernel(path: Path, kept: list[tuple[int, int]], out: IO[bytes]) -> bool:
     """Copy the byte ranges ``kept`` of ``path`` to ``out`` by ``os.copy_file_range``, when ``out`` is a
-    file that takes it: the kernel copies without the bytes coming through this process (a 10M KB's
-    1.15 GB dump: about 0.3 s CPU, against 0.8-0.9 s written from a map of it). False, with nothing
+    file that takes it: the kernel copies without the bytes coming through this process (a third of
+    the CPU of writing them from a map, docs/performance.md). False, with nothing
     written, when it cannot be used (no such call, ``out`` not a file, a pipe, another file system
     on an older kernel): the caller then writes the ranges itself."""
     copy = getattr(os, "copy_file_range", None)
