@@ -34,7 +34,8 @@ Format ``factforge-name-articles/1``::
                                      "own" word is a title's article, and the words after it may be a
                                      sentence (German "Der Regen fällt", a song): never declined, it is
                                      said as "whole" ones are ("von „Der Regen fällt“"), from a label or
-                                     a local name alike; a place's stays "own" ("im Haag")
+                                     a local name alike; a place's stays "own" ("im Haag"); it and
+                                     "own_typed" need "own" and list no kind in common
      "whole": {"Die": ["f", "pl"]}, "quotes": ["„", "“"],  optional: a label's own article whose class
                                      the label does not tell (German "Die": "Die Smaragdstadt", "Die
                                      Ärzte"): where the slot's case would change it for one of those
@@ -63,6 +64,7 @@ from .errors import ClaimsError
 FORMAT = "factforge-name-articles/1"
 BARE = "bare"
 _ADJECTIVE = re.compile(r"^(\w+?)(es|er|en|e)$")  # a German adjective before the name's head noun
+ENTITY_KINDS = ("place", "work")  # what ``names`` reads of the KB's types (sparql/queries/entity_name_kinds.rq)
 KEPT_NAMES = 1 << 16  # names whose article ``Articles._named`` keeps, a language
 _VOWEL = "aeiouéèêëàâîïôûùœæAEIOUÉÈÊËÀÂÎÏÔÛÙŒÆ"
 
@@ -224,7 +226,13 @@ def load(lang: str) -> Articles | None:
     path = resources.files("factforge.claims") / "articles" / f"{lang}.json"
     if not path.is_file():
         return None
-    name = f"articles/{lang}.json"
+    return read(path, lang, f"articles/{lang}.json")
+
+
+def read(path, lang: str, name: str | None = None) -> Articles:
+    """The name-article file at ``path`` (a ``Path`` or a package resource) for ``lang``; ``name``, what
+    its errors call it (default: the path)."""
+    name = name or str(path)
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -266,14 +274,23 @@ def load(lang: str) -> Articles | None:
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
-    own_typed = data.get("own_typed", [])
-    if not isinstance(own_typed, list) or not set(own_typed) <= {"place", "work"}:
-        raise ArticlesError(f"{name}: 'own_typed' must list kinds of entity among place and work")
-    titled = data.get("titled", [])
-    if not isinstance(titled, list) or not set(titled) <= {"place", "work"}:
-        raise ArticlesError(f"{name}: 'titled' must list kinds of entity among place and work")
+    own_typed, titled = (_entity_kinds(name, data, key, bool(own)) for key in ("own_typed", "titled"))
+    if own_typed & titled:
+        raise ArticlesError(f"{name}: 'titled' and 'own_typed' both list {', '.join(sorted(own_typed & titled))}: "
+                            "a title's own article is said whole, never declined")
     return Articles(lang, articles, names, pairs["contractions"],
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
                     data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
                     compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes),
-                    frozenset(own_typed), frozenset(titled))
+                    own_typed, titled)
+
+
+def _entity_kinds(name: str, data: dict, key: str, own: bool) -> frozenset[str]:
+    """``own_typed`` or ``titled``: kinds of entity the KB types (``ENTITY_KINDS``), each saying what a
+    label's own article (``own``) is for such an entity, so neither means anything without ``own``."""
+    kinds = data.get(key, [])
+    if not isinstance(kinds, list) or not all(isinstance(k, str) and k in ENTITY_KINDS for k in kinds):
+        raise ArticlesError(f"{name}: {key!r} must list kinds of entity among {' and '.join(ENTITY_KINDS)}")
+    if kinds and not own:
+        raise ArticlesError(f"{name}: {key!r} needs 'own', the label's own articles it is about")
+    return frozenset(kinds)

@@ -2,6 +2,8 @@
 plural agreement, each with the real labels of FactBench and DBpedia50 that came out wrong."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from factforge.claims import articles
@@ -175,3 +177,70 @@ def test_a_names_class_is_kept_apart_from_a_label_files_and_the_kept_names_stay_
         de.kind(name)
     assert len(de._kept) <= 3
     assert de.phrase("Schweiz", "gen") == "der Schweiz"
+
+
+# the entity kinds of an article file (``own_typed``, ``titled``): a malformed file is one clear error
+
+
+def article_file(tmp_path, **changed):
+    """The package's German article file with ``changed`` keys (None: the key left out), written to a folder."""
+    import json
+    from importlib import resources
+
+    data = json.loads((resources.files("factforge.claims") / "articles" / "de.json").read_text("utf-8"))
+    for key, value in changed.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path = tmp_path / "de.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_the_package_article_files_read_as_the_loader_reads_them(tmp_path):
+    """The written copy of the unchanged file reads as the package's own does, so the malformed ones
+    below differ from a good file only in the key they change."""
+    assert articles.read(article_file(tmp_path), "de") == articles.load("de")
+
+
+@pytest.mark.parametrize("key", ["own_typed", "titled"])
+@pytest.mark.parametrize("value,why", [
+    ("place", "a string, not a list"),
+    ({"place": True}, "an object"),
+    (["agent"], "a kind of entity the claims do not read"),
+    (["Place"], "a kind spelt otherwise"),
+    ([1], "not a string"),
+    ([["place"]], "a list in the list"),  # unhashable: a TypeError before
+    ([{"kind": "place"}], "an object in the list"),
+])
+def test_a_malformed_entity_kind_list_is_an_error_naming_the_file_and_key(tmp_path, key, value, why):
+    path = article_file(tmp_path, **{key: value})
+    with pytest.raises(articles.ArticlesError,
+                       match=re.escape(f"{path}: {key!r} must list kinds of entity among place and work")):
+        articles.read(path, "de")
+
+
+@pytest.mark.parametrize("key", ["own_typed", "titled"])
+def test_entity_kinds_without_an_own_article_are_an_error(tmp_path, key):
+    """Both say what a label's own article ("own") is for an entity of a kind: without "own" the key
+    would be read and do nothing."""
+    path = article_file(tmp_path, own=None, **{key: ["place"], ("titled" if key == "own_typed" else "own_typed"): None})
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: {key!r} needs 'own'")):
+        articles.read(path, "de")
+
+
+def test_a_kind_both_titled_and_own_typed_is_an_error(tmp_path):
+    """A titled kind's own article is never declined, an own_typed kind's is: a kind in both says two things."""
+    path = article_file(tmp_path, own_typed=["place", "work"], titled=["work"])
+    with pytest.raises(articles.ArticlesError,
+                       match=re.escape(f"{path}: 'titled' and 'own_typed' both list work: a title's own article "
+                                       "is said whole, never declined")):
+        articles.read(path, "de")
+
+
+def test_an_unreadable_article_file_names_it(tmp_path):
+    path = tmp_path / "de.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: cannot read")):
+        articles.read(path, "de")
