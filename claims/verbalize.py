@@ -58,10 +58,10 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         template, generic = language.choose(seed, fact.s, fact.p, slot, kind)
         obj, o_source = names.say(fact.o, lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         slots = {"s": subject, "o": obj}
-        if generic:
-            slots["p"] = negated_label if negated else label
         forms = {role: _articles_of(entity, source, names, lang)
                  for role, entity, source in (("s", fact.s, s_source), ("o", fact.o, o_source))}
+        if generic:
+            slots["p"] = negated_label if negated or _plural_verb(kind, subject, forms["s"], names, lang) else label
         text = _fill(template, negated, slots, lang, names, subject=template.subject_case(negated), gender=gender,
                      forms=forms)
         template_id = f"{lang}:{template.id}"
@@ -71,9 +71,12 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
         end, o_source = names.say(hop[1], lang, seed=seed, role="object", subject=fact.s, predicate=fact.p)
         # the middle is said by the kind of the first predicate's label ("the owning company of X",
         # "what X is known for"), never by its label as a noun whatever it is
-        middle_kind, middle_label, _ = language.label_kind(*predicate_name(names, fact.p, lang))
+        middle_kind, middle_label, bare = language.label_kind(*predicate_name(names, fact.p, lang))
+        s_forms = _articles_of(fact.s, s_source, names, lang)
+        if _plural_verb(middle_kind, subject, s_forms, names, lang):
+            middle_label = bare
         middle, generic_middle = _middle(language, fact.p, subject, middle_label, template.subject_case(negated),
-                                         lang, names, middle_kind, _articles_of(fact.s, s_source, names, lang))
+                                         lang, names, middle_kind, s_forms)
         slots = {"s": _MIDDLE, "o": end}
         if generic:
             slots["p"] = negated_label if negated else label
@@ -97,6 +100,12 @@ def say(fact: Fact, lang: str, names: Names, *, seed: int, negated: bool, allowe
     inner = text[:1].lower() + text[1:] if not template.form(negated, gender).startswith("{") else text
     return Said(closed(capital, language.end), inner, template_id, generic,
                 {"subject": s_source, "object": o_source}, granularity)
+
+
+def _plural_verb(kind: str, name: str, forms, names: Names, lang: str) -> bool:
+    """Whether a label that is a finite verb ("owns") is said after ``name`` in its form after "does not"
+    ("own"), the plural's: where the article lists (or a label file) give the name the class ``pl``."""
+    return kind == "verb" and forms is not None and forms.kind(name, names.articles.get(lang)) == "pl"
 
 
 def _may_carry_own_article(entity: str, source: str, names: Names, lang: str) -> bool:
@@ -198,7 +207,7 @@ def _middle(language, predicate: str, subject: str, label: str, case: str, lang:
             return f"{headed} {owner}", False
         if kind:  # no head to name it after: the genitive before the phrase ("der Schweiz Amtssprache")
             return language.middle(predicate, subject, label, case, owner=said.phrase(subject, "gen", extra))
-    phrase, generic = language.middle(predicate, _OWNER, label, case)
+    phrase, generic = language.middle(predicate, _OWNER, label, case, number=kind)
     named = said.phrase(subject, "nom", extra) or subject
     return articles.join(phrase, _OWNER, named, said.contractions, said.elisions, said.own or ()), generic
 

@@ -565,3 +565,51 @@ def test_a_german_works_title_with_der_or_das_is_quoted_whole_where_the_article_
     names = kb_names(store, entities, ["de"])
     s, p, o = fact
     assert say_it(Fact("http://ex/" + s, DBO + p, "http://ex/" + o), "de", names, slot).text == text
+
+
+# 14. an English verb agrees with a name the article list gives as plural
+
+
+def plural_names(ontology, subject: str) -> Names:
+    names = Names(main=dict(ontology.main), aliases=dict(ontology.aliases))
+    names.main[("http://ex/s", "en")] = (subject, "kb")
+    return names
+
+
+@pytest.mark.parametrize("subject,local,hop,negated,text", [
+    # a mountain range or a group of islands that is not one state is plural ("the Alps is" before)
+    ("Alps", "knownFor", None, False, "The Alps are known for Bea."),
+    ("Alps", "knownFor", None, True, "The Alps are not known for Bea."),
+    ("Balkans", "isPartOfMilitaryConflict", None, False, "The Balkans are part of military conflict: Bea."),
+    ("Canary Islands", "isPartOf", None, False, "The Canary Islands are part of Bea."),
+    ("Canary Islands", "isPartOf", None, True, "The Canary Islands are not part of Bea."),
+    ("Alps", "owns", None, False, "The Alps own Bea."),
+    ("Alps", "owns", None, True, "The Alps do not own Bea."),
+    # in a path's clause too
+    ("Balkans", "isPartOfMilitaryConflict", "capital", False,
+     "The capital of the military conflict the Balkans are part of is Bea."),
+    ("Alps", "knownFor", "capital", False, "The capital of what the Alps are known for is Bea."),
+    ("Alps", "owns", "capital", False, "The capital of what the Alps own is Bea."),
+    ("Canary Islands", "isPartOf", "capital", False, "The capital of the place the Canary Islands are part of is Bea."),
+    # a state whose name is plural in form takes the singular, as English has it ("the United States is")
+    ("Netherlands", "knownFor", None, False, "The Netherlands is known for Bea."),
+    ("Philippines", "isPartOfMilitaryConflict", "capital", False,
+     "The capital of the military conflict the Philippines is part of is Bea."),
+    # a name the lists do not give (a band, a title) keeps the singular: nothing tells its number
+    ("The Beatles", "knownFor", None, False, "The Beatles is known for Bea."),
+])
+def test_an_english_verb_agrees_with_a_plural_name(ontology, subject, local, hop, negated, text):
+    names = plural_names(ontology, subject)
+    names.main[(DBO + "owns", "en")] = ("owns", "kb")
+    names.main[("http://ex/b", "en")] = ("Bea", "kb")
+    fact = Fact("http://ex/s", DBO + local, "http://ex/m" if hop else "http://ex/b")
+    assert say(fact, "en", names, seed=0, negated=negated, allowed=("day",), slot=0,
+               hop=(DBO + hop, "http://ex/b") if hop else None).text == text
+
+
+def test_an_english_label_file_gives_a_name_plural_verbs(ontology, tmp_path):
+    """The fourth column of ``--labels`` (``pl``) makes a name of the user's plural."""
+    names = plural_names(ontology, "Pyrenees")
+    names.articles = {"en": {"Pyrenees": "pl"}}
+    assert say_it(Fact("http://ex/s", DBO + "knownFor", "http://ex/b"), "en", names).text == \
+        "The Pyrenees are known for Bea."
