@@ -35,7 +35,7 @@ Format ``factforge-claim-templates/1``::
                                        predicate without a "paths" entry whose label is of that kind
                                        (else "path": "the known for of X" reads as nonsense); forms
                                        by case as in "paths", words that agree with {s} as in templates
-     "path_splits": {"copula": ["^(?P<relation>.+ of) (?P<thing>.+)$", "the {thing} {s} is {relation}"]},
+     "path_splits": {"copula": ["^(?P<relation>.+? of) (?P<thing>\\w.*)$", "the {thing} {s} is {relation}"]},
                                        optional: for a label of that kind whose {p} the expression
                                        matches, the path's middle said with its groups ("the military
                                        conflict X is part of", not "the object of “X is part of

@@ -613,3 +613,46 @@ def test_an_english_label_file_gives_a_name_plural_verbs(ontology, tmp_path):
     names.articles = {"en": {"Pyrenees": "pl"}}
     assert say_it(Fact("http://ex/s", DBO + "knownFor", "http://ex/b"), "en", names).text == \
         "The Pyrenees are known for Bea."
+
+
+# 15. an English label with its own copula, split into its relation and the noun of its object
+
+
+@pytest.mark.parametrize("local,middle", [
+    # every copula label of the DBpedia ontology (2018.12.28)
+    ("isPartOfMilitaryConflict", "the military conflict Ann is part of"),
+    ("isPartOfWineRegion", "the wine region Ann is part of"),
+    ("isPartOfAnatomicalStructure", "the anatomical structure Ann is part of"),
+    # DBpedia's note of a literal's property is no noun: "the (literal) Ann is part of" before
+    ("isPartOfName", "the object of “Ann is part of (literal)”"),
+    ("isCityState", "the object of “Ann is a city state”"),
+    ("isPeerReviewed", "the object of “Ann is peer reviewed”"),
+    ("isRouteStop", "the object of “Ann is route stop”"),
+])
+def test_an_ontology_copula_label_is_split_where_a_noun_follows_its_relation(local, middle):
+    names = ontology_labels(local)
+    for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea")):
+        names.main[(entity, "en")] = (name, "kb")
+    assert names.main[(DBO + local, "en")][0].startswith("is ")
+    said_it = say(Fact("http://ex/a", DBO + local, "http://ex/m"), "en", names, seed=0, negated=False,
+                  allowed=("day",), slot=0, hop=(DBO + "capital", "http://ex/b"))
+    assert said_it.text == f"The capital of {middle} is Bea."
+
+
+@pytest.mark.parametrize("label,middle", [
+    # the relation ends at its first preposition: the object's noun may have one of its own ("the
+    # directors Ann is member of board of" before)
+    ("is member of board of directors", "the board of directors Ann is member of"),
+    ("is a member of board of directors", "the board of directors Ann is a member of"),
+    ("is part of military conflict in Europe", "the military conflict in Europe Ann is part of"),
+    # the object's noun with its own article takes no second one ("the a wine region" before)
+    ("is part of a wine region", "the wine region Ann is part of"),
+    ("is part of the wine region", "the wine region Ann is part of"),
+])
+def test_a_copula_label_splits_at_its_first_preposition(label, middle):
+    names = Names()
+    for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea"), ("http://ex/rel", label)):
+        names.main[(entity, "en")] = (name, "kb")
+    said_it = say(Fact("http://ex/a", "http://ex/rel", "http://ex/m"), "en", names, seed=0, negated=False,
+                  allowed=("day",), slot=0, hop=(DBO + "capital", "http://ex/b"))
+    assert said_it.text == f"The capital of {middle} is Bea."
