@@ -60,7 +60,8 @@ do; a phrase with an article gets no case or gender from the template, hence ``{
 name needs none) in German and the contractions in French.
 
 A word that agrees with a name is written ``{s|liegt|liegen}`` (singular | plural) or, where gender
-shows too, ``{s|situé|située|situés}`` (masculine | feminine | plural): a name the article file
+shows too, ``{s|est situé|est située|se trouvent}`` (masculine | feminine | plural: no plural class
+gives a gender, so a plural form shows none): a name the article file
 (``articles``) gives the class ``pl`` takes the last form, ``f`` the feminine one, any other the first.
 A word that agrees with a person's gender is written ``{s?né|née}`` (masculine | feminine), after the
 subject's gender where the KB gives one (``names``: foaf:gender, dbo:gender, Wikidata P21); such a

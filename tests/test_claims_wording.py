@@ -656,3 +656,40 @@ def test_a_copula_label_splits_at_its_first_preposition(label, middle):
     said_it = say(Fact("http://ex/a", "http://ex/rel", "http://ex/m"), "en", names, seed=0, negated=False,
                   allowed=("day",), slot=0, hop=(DBO + "capital", "http://ex/b"))
     assert said_it.text == f"The capital of {middle} is Bea."
+
+
+# 16. a French plural name, whose gender nothing gives, said without a participle that would show it
+
+
+@pytest.mark.parametrize("subject,local,slot,negated,text", [
+    # a label's own "Les" tells the number, not the gender ("Les Éditions de Minuit ont été fondés" before)
+    ("Les Éditions de Minuit", "foundationPlace", 0, False, "Les Éditions de Minuit ont vu le jour à Paris."),
+    ("Les Éditions de Minuit", "foundationPlace", 0, True, "Les Éditions de Minuit n'ont pas vu le jour à Paris."),
+    ("Les Andelys", "city", 0, False, "Les Andelys se trouvent à Paris."),
+    ("Les Andelys", "city", 0, True, "Les Andelys ne se trouvent pas à Paris."),
+    # the lists give plural names without a gender either ("Les Philippines sont situés" before)
+    ("Philippines", "country", 1, False, "Les Philippines se trouvent dans le pays Paris."),
+    ("Philippines", "country", 1, True, "Les Philippines ne se trouvent pas dans le pays Paris."),
+    # a singular name's gender still shows where the lists give it
+    ("France", "country", 1, False, "La France est située dans le pays Paris."),
+    ("Canada", "city", 0, True, "Le Canada n'est pas situé à Paris."),
+    ("Renault", "foundationPlace", 0, False, "Renault a été fondé à Paris."),
+])
+def test_a_french_plural_subject_takes_a_wording_without_a_gendered_participle(subject, local, slot, negated, text):
+    names = Names()
+    names.main[("http://ex/s", "fr")] = (subject, "kb")
+    names.main[("http://ex/paris", "fr")] = ("Paris", "kb")
+    assert say_it(Fact("http://ex/s", DBO + local, "http://ex/paris"), "fr", names, slot, negated).text == text
+
+
+def test_a_french_place_named_with_les_by_its_local_name_is_plural_without_a_gender(tmp_path):
+    """DBpedia's Les_Éboulements, typed a place: its "Les" is its own article ("aux Éboulements"), so
+    the name is plural, but nothing gives its gender: "Les Éboulements sont situés" was a guess."""
+    from factforge.sparql.loading import load_files
+
+    store = store_from_text(tmp_path, "kb.ttl", TYPED)
+    load_files(store, [need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl")], progress=False)
+    entities = [DBR + "Les_%C3%89boulements", DBR + "France"]
+    names = kb_names(store, entities, ["fr"])
+    assert say_it(Fact(entities[0], DBO + "country", entities[1]), "fr", names, 1).text == \
+        "Les Éboulements se trouvent dans le pays France."
