@@ -140,7 +140,7 @@ class Articles:
         first, space, rest = name.partition(" ")
         if space and first.lower() in self._forms and (kind := self._listed(rest, extra)):
             return rest, kind, None
-        if space and self.own and first in self.own and rest[:1].isupper():
+        if space and self.own and first in self.own and _named_after(rest):
             return rest, self.own[first], first
         return name, None, None
 
@@ -156,7 +156,7 @@ class Articles:
     def undeclined(self, name: str, extra: dict[str, str] | None = None) -> tuple[str, ...] | None:
         """The classes a label's own article could be of, where the label does not tell which (``whole``)."""
         first, space, rest = name.partition(" ")
-        if not (space and self.whole and first in self.whole and rest[:1].isupper()) or self._named(name, extra)[1]:
+        if not (space and self.whole and first in self.whole and _named_after(rest)) or self._named(name, extra)[1]:
             return None
         return self.whole[first]
 
@@ -200,6 +200,16 @@ class Articles:
         elif kind in ("m", "n") and case == "gen" and noun[-1:] not in "sßxz" and noun[-1:].isalpha():
             words[head] = noun + "s"
         return " ".join(words)
+
+
+def _named_after(rest: str) -> bool:
+    """Whether the words after a label's initial article-like word are a name's: a capitalised word
+    first ("Der Spiegel", "Le Mans"), or lower-case ones before one, an adjective before its noun
+    ("Der große Eisenbahnraub", "Die nächste Begegnung", "Le petit Nicolas"); in lower case alone
+    ("Das glasperlenspiel") nothing tells what they are."""
+    words = rest.split(" ")
+    return any(w[:1].isupper() for w in words) and all(
+        w.isalpha() and w.islower() for w in words[:next(i for i, w in enumerate(words) if w[:1].isupper())])
 
 
 def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -> str:

@@ -693,3 +693,48 @@ def test_a_french_place_named_with_les_by_its_local_name_is_plural_without_a_gen
     names = kb_names(store, entities, ["fr"])
     assert say_it(Fact(entities[0], DBO + "country", entities[1]), "fr", names, 1).text == \
         "Les Éboulements se trouvent dans le pays France."
+
+
+# 17. an untyped German label's own "Der", "Das" before an adjective is declined as before a noun
+
+
+@pytest.mark.parametrize("path,label,slot,text", [
+    # FactBench's untyped titles whose noun follows an adjective: "von Der große Eisenbahnraub" before
+    ("wrong/domainrange/publicationDate/publicationDate_00036.ttl", "Der große Eisenbahnraub", 0,
+     "Ann ist der Autor vom großen Eisenbahnraub."),
+    ("wrong/domainrange/publicationDate/publicationDate_00036.ttl", "Der große Eisenbahnraub", 1,
+     "Ann schrieb den großen Eisenbahnraub."),
+    ("correct/publicationDate/publicationDate_00086.ttl", "Der seltsame Fall des Dr. Jekyll und Mr. Hyde", 0,
+     "Ann ist der Autor vom seltsamen Fall des Dr. Jekyll und Mr. Hyde."),
+    ("correct/publicationDate/publicationDate_00144.ttl", "Der jüngste Tag (Film)", 0,
+     "Ann ist der Autor vom jüngsten Tag (Film)."),
+    # "Die" does not tell feminine from plural: said whole where the case would change it, as "Die Smaragdstadt"
+    ("correct/publicationDate/publicationDate_00104.ttl", "Die nächste Begegnung", 0,
+     "Ann ist der Autor von „Die nächste Begegnung“."),
+    ("correct/publicationDate/publicationDate_00104.ttl", "Die nächste Begegnung", 1, "Ann schrieb Die nächste Begegnung."),
+])
+def test_an_untyped_german_title_whose_noun_follows_an_adjective_is_declined(path, label, slot, text):
+    names = model_names(path)
+    book = next(e for (e, code), (n, _) in names.main.items() if code == "de" and n == label)
+    names.main[("http://ex/a", "de")] = ("Ann", "kb")
+    assert say_it(Fact("http://ex/a", DBO + "author", book), "de", names, slot).text == text
+
+
+@pytest.mark.parametrize("slot,text", [
+    (0, "Ann ist der Autor von „Der große Eisenbahnraub“."),  # "von Der große Eisenbahnraub" before
+    (1, "Ann schrieb „Der große Eisenbahnraub“."),
+])
+def test_a_typed_german_work_whose_noun_follows_an_adjective_is_quoted_whole(tmp_path, slot, text):
+    from factforge.sparql.loading import load_files
+
+    store = store_from_text(tmp_path, "kb.ttl", TITLES + '<http://ex/raub> a dbo:Film ; rdfs:label "Der große Eisenbahnraub"@de .\n')
+    load_files(store, [need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl")], progress=False)
+    names = kb_names(store, ["http://ex/ann", "http://ex/raub"], ["de"])
+    assert say_it(Fact("http://ex/ann", DBO + "author", "http://ex/raub"), "de", names, slot).text == text
+
+
+def test_a_german_label_in_lower_case_after_its_article_is_said_as_written():
+    """No capitalised noun after the article ("Das glasperlenspiel", a FactBench alias): nothing to decline."""
+    from factforge.claims.articles import load
+
+    assert load("de").phrase("Das glasperlenspiel", "dat") is None
