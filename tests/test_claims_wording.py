@@ -27,8 +27,8 @@ def model_names(*paths: str) -> Names:
     return names
 
 
-def say_it(fact, lang, names, slot=0, negated=False):
-    return say(fact, lang, names, seed=0, negated=negated, allowed=("day",), slot=slot)
+def say_it(fact, lang, names, slot=0, negated=False, hop=None):
+    return say(fact, lang, names, seed=0, negated=negated, allowed=("day",), slot=slot, hop=hop)
 
 
 # 1. one full stop
@@ -603,8 +603,7 @@ def test_an_english_verb_agrees_with_a_plural_name(ontology, subject, local, hop
     names.main[(DBO + "owns", "en")] = ("owns", "kb")
     names.main[("http://ex/b", "en")] = ("Bea", "kb")
     fact = Fact("http://ex/s", DBO + local, "http://ex/m" if hop else "http://ex/b")
-    assert say(fact, "en", names, seed=0, negated=negated, allowed=("day",), slot=0,
-               hop=(DBO + hop, "http://ex/b") if hop else None).text == text
+    assert say_it(fact, "en", names, 0, negated, (DBO + hop, "http://ex/b") if hop else None).text == text
 
 
 def test_an_english_label_file_gives_a_name_plural_verbs(ontology, tmp_path):
@@ -634,8 +633,7 @@ def test_an_ontology_copula_label_is_split_where_a_noun_follows_its_relation(loc
     for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea")):
         names.main[(entity, "en")] = (name, "kb")
     assert names.main[(DBO + local, "en")][0].startswith("is ")
-    said_it = say(Fact("http://ex/a", DBO + local, "http://ex/m"), "en", names, seed=0, negated=False,
-                  allowed=("day",), slot=0, hop=(DBO + "capital", "http://ex/b"))
+    said_it = say_it(Fact("http://ex/a", DBO + local, "http://ex/m"), "en", names, hop=(DBO + "capital", "http://ex/b"))
     assert said_it.text == f"The capital of {middle} is Bea."
 
 
@@ -653,8 +651,8 @@ def test_a_copula_label_splits_at_its_first_preposition(label, middle):
     names = Names()
     for entity, name in (("http://ex/a", "Ann"), ("http://ex/b", "Bea"), ("http://ex/rel", label)):
         names.main[(entity, "en")] = (name, "kb")
-    said_it = say(Fact("http://ex/a", "http://ex/rel", "http://ex/m"), "en", names, seed=0, negated=False,
-                  allowed=("day",), slot=0, hop=(DBO + "capital", "http://ex/b"))
+    said_it = say_it(Fact("http://ex/a", "http://ex/rel", "http://ex/m"), "en", names,
+                     hop=(DBO + "capital", "http://ex/b"))
     assert said_it.text == f"The capital of {middle} is Bea."
 
 
@@ -711,7 +709,8 @@ def test_a_french_place_named_with_les_by_its_local_name_is_plural_without_a_gen
     # "Die" does not tell feminine from plural: said whole where the case would change it, as "Die Smaragdstadt"
     ("correct/publicationDate/publicationDate_00104.ttl", "Die nächste Begegnung", 0,
      "Ann ist der Autor von „Die nächste Begegnung“."),
-    ("correct/publicationDate/publicationDate_00104.ttl", "Die nächste Begegnung", 1, "Ann schrieb Die nächste Begegnung."),
+    ("correct/publicationDate/publicationDate_00104.ttl", "Die nächste Begegnung", 1,
+     "Ann schrieb Die nächste Begegnung."),
 ])
 def test_an_untyped_german_title_whose_noun_follows_an_adjective_is_declined(path, label, slot, text):
     names = model_names(path)
@@ -727,7 +726,8 @@ def test_an_untyped_german_title_whose_noun_follows_an_adjective_is_declined(pat
 def test_a_typed_german_work_whose_noun_follows_an_adjective_is_quoted_whole(tmp_path, slot, text):
     from factforge.sparql.loading import load_files
 
-    store = store_from_text(tmp_path, "kb.ttl", TITLES + '<http://ex/raub> a dbo:Film ; rdfs:label "Der große Eisenbahnraub"@de .\n')
+    film = '<http://ex/raub> a dbo:Film ; rdfs:label "Der große Eisenbahnraub"@de .\n'
+    store = store_from_text(tmp_path, "kb.ttl", TITLES + film)
     load_files(store, [need(DATA / "dbpedia-ontology" / "dbo-2018.12.28.ttl")], progress=False)
     names = kb_names(store, ["http://ex/ann", "http://ex/raub"], ["de"])
     assert say_it(Fact("http://ex/ann", DBO + "author", "http://ex/raub"), "de", names, slot).text == text
