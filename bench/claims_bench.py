@@ -1,6 +1,7 @@
 """Time to make claims for a 20,000-fact scenario in four languages, with evidence lines, on a large KB.
 
     python bench/claims_bench.py bench/out/syn-10M.nt [--store bench/out/store-syn-10M [--read-only]] [--size 20000]
+        [--work DIR]
 
 The labelled facts are sampled first (not timed: that is generating the facts): half the predicate's
 triples, half random re-pairings of their subjects and objects that the KB lacks. Then the claims
@@ -88,6 +89,9 @@ def main() -> None:
                              "functional predicate or disjoint classes and none is observed functional, so R refutes "
                              "nothing)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=HERE / "out",
+                        help="folder the claims are written into, then deleted (default bench/out); on the store's "
+                             "file system, R's dump is copied by the kernel")
     args = parser.parse_args()
     if args.read_only and not args.store:
         parser.error("--read-only: opens the store --store names; give --store")
@@ -103,7 +107,8 @@ def main() -> None:
     started, started_cpu = time.perf_counter(), time.process_time()
     kb_lines = len(sorted_dump(store))
     kb_dump_seconds, kb_dump_cpu = time.perf_counter() - started, time.process_time() - started_cpu
-    with tempfile.TemporaryDirectory(dir=HERE / "out") as work:
+    args.work.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=args.work) as work:
         langs = args.lang.split(",")
         options = Options(langs=langs, shares=parse_shares(args.shares), seed=args.seed, leakage="triple")
         dump_seconds: list[float] = []

@@ -115,8 +115,9 @@ def audit_claims(claims: list[Claim], *, answers: dict[str, dict] | None = None,
                    "lang_guessed": sum(c.lang_guessed for c in claims)},
         "languages": {},
     }
+    shared: dict = {}  # what languages with the same claims share (``_baselines``)
     for lang, group in sorted(by_lang.items()):
-        report["languages"][lang] = _audit_language(group, lang, answers, seed)
+        report["languages"][lang] = _audit_language(group, lang, answers, seed, shared)
     report["reasons"] = _reasons(report, lift_threshold, npmi_threshold, gap_threshold)
     report["flagged"] = bool(report["reasons"])
     return report
@@ -127,14 +128,14 @@ def _label_counts(claims: list[Claim]) -> dict[str, int]:
     return {label: counts[label] for label in LABELS if counts[label]}
 
 
-def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int) -> dict:
+def _audit_language(claims: list[Claim], lang: str, answers: dict, seed: int, shared: dict) -> dict:
     tokens = [audit_text.words(c.claim, lang) for c in claims]
     grams = {n: [audit_text.ngrams(t, n) for t in tokens] for n in (1, 2)}
     labels = [c.label for c in claims]
     min_claims = max(MIN_CLAIMS, math.ceil(MIN_CLAIMS_SHARE * len(claims)))
     result = {"claims": len(claims), "labels": _label_counts(claims), "min_claims": min_claims,
               "ngrams": {str(n): _ngram_stats(grams[n], labels, min_claims) for n in (1, 2)}}
-    result["baselines"] = _baselines(claims, grams, answers, lang, seed)
+    result["baselines"] = _baselines(claims, grams, answers, lang, seed, shared)
     result["subjects"] = _subject_agreement(claims, answers)
     result["negation"] = _negation(claims, tokens, lang)
     result["dates"] = _dates(claims, lang)
@@ -195,11 +196,15 @@ def _excess(hits: int, trials: int, share: float) -> dict:
 
 
 # --- baselines ----------------------------------------------------------------------------------
-def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed: int) -> dict:
+def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed: int, shared: dict) -> dict:
+    """``shared``: folds and results of the languages audited before, by what they were made of. A claims
+    set says each claim in every language, so its languages have the same labels and facts in the same
+    order, hence the same folds, and the same entities, hence the same entity-only baseline: each is
+    made once for all (the words and template ids differ by language, so those baselines do not)."""
     # Each claim's features and facts are read only for the claims the baselines use (a sample of a
     # large language): reading them for every claim was a sizeable share of a large audit's time.
     y = np.array([c.label for c in claims])
-    folds = _folds(y, seed, _facts(claims, answers))
+    folds = _folds(y, seed, _facts(claims, answers), shared)
     results = {"claim_only": _cross_validated(lambda i: grams[1][i] + grams[2][i], folds, seed, tfidf=True)}
     if any(_answer(c, answers, "template_id", "template") is not None for c in claims):
         results["template_only"] = _cross_validated(
@@ -208,7 +213,7 @@ def _baselines(claims: list[Claim], grams: dict, answers: dict, lang: str, seed:
         results["template_only"] = {"accuracy": None, "skipped": "no template id in the answers or the records"}
     if (answers or any(c.extra for c in claims)) and any(_entities(c, answers) for c in claims):
         results["entity_only"] = {**_cross_validated(lambda i: [f"e={e}" for e in _entities(claims[i], answers)],
-                                                     folds, seed),
+                                                     folds, seed, shared=shared),
                                   "entities": "named by the answers or the records"}
     else:
         def spans(i):  # only for the claims the baseline uses (a sample of a large language)
@@ -265,7 +270,7 @@ class _Folds:
     groups: np.ndarray | None = None  # each used claim's subject, as a number, when the folds are grouped
 
 
-def _folds(y: np.ndarray, seed: int, facts) -> _Folds:
+def _folds(y: np.ndarray, seed: int, facts, shared: dict | None = None) -> _Folds:
     """The folds of ``_cross_validated``. With ``facts`` they are grouped by subject (``evaluation.folds``)
     and, as in the scenario audit (``evaluation.scoring``), each is fit without the claims made with its
     held-out ones (sharing an entity few claims name) and mirrored (``training_for``: for each held-out
@@ -302,6 +307,11 @@ def _folds(y: np.ndarray, seed: int, facts) -> _Folds:
         splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(target.size), target)
         return _Folds(result, index, target, list(splits), False)
     sample = [facts(i) for i in index.tolist()]
+    # the grouped folds are a function of these alone: made once for the languages that share them
+    key = ("folds", seed, folds, tuple(target.tolist()),
+           tuple((f["subject"], f["predicate"], f["object"]) for f in sample))
+    if shared is not None and key in shared:
+        return shared[key]
     groups = [f["subject"] for f in sample]
     folds = min(folds, len(set(groups)))
     if folds < 2:
@@ -311,22 +321,37 @@ def _folds(y: np.ndarray, seed: int, facts) -> _Folds:
     for train, test in group_split(target, groups, folds, seed):
         kept_apart = training_for(train, test, sample, target, partners, MIRRORED, naming)
         splits.append((kept_apart if kept_apart.size else train, test))
-    return _Folds(result, index, target, splits, True, groups=np.unique(groups, return_inverse=True)[1])
+    made = _Folds(result, index, target, splits, True, groups=np.unique(groups, return_inverse=True)[1])
+    if shared is not None:
+        shared[key] = made
+    return made
 
 
-def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False) -> dict:
-    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i)."""
+def _cross_validated(features, folds: _Folds, seed: int, *, tfidf: bool = False, shared: dict | None = None) -> dict:
+    """Out-of-fold accuracy of a logistic regression on ``features(i)`` (the feature names of claim i).
+    ``shared``: the results of earlier calls, by folds and features (a language's that another had)."""
+    if folds.skipped:
+        return {**folds.result, "accuracy": None, "skipped": folds.skipped}
+    documents = [features(i) for i in folds.index]
+    key = ("cross-validated", id(folds), tfidf, tuple(map(tuple, documents)))
+    if shared is not None and key in shared:
+        return dict(shared[key][1])
+    made = _fitted(documents, folds, seed, tfidf)
+    if shared is not None:
+        shared[key] = (folds, made)  # the folds kept with it: no other object takes their ``id`` meanwhile
+    return dict(made)
+
+
+def _fitted(documents: list, folds: _Folds, seed: int, tfidf: bool) -> dict:
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import SGDClassifier
 
     result = folds.result
-    if folds.skipped:
-        return {**result, "accuracy": None, "skipped": folds.skipped}
     # a feature of one claim only cannot carry over to another fold
     vectorizer = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=2) if tfidf else \
         TfidfVectorizer(analyzer=_identity, use_idf=False, norm=None, min_df=2)
     try:
-        x = vectorizer.fit_transform([features(i) for i in folds.index])
+        x = vectorizer.fit_transform(documents)
     except ValueError:  # no feature at all (e.g. no claim has an entity-like span)
         return {**result, "accuracy": None, "skipped": "no features"}
     if folds.groups is not None:

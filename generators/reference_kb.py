@@ -17,7 +17,7 @@ literal in N-Triples form (``restatements.term_key``).
 """
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 from typing import IO, Iterable
 
 import numpy as np
@@ -180,10 +180,15 @@ def _codes(index: Adjacency, triples: list[Triple]) -> tuple[np.ndarray, np.ndar
     """(one int64 code per triple whose terms the index has, which of ``triples`` those are).
     (src, pred, dst) fits for any KB below ~3 million entities x 1000 predicates x 3 million entities."""
     n, m = len(index.entities), max(len(index.predicates), 1)
-    entities, predicates = index.index, index.pindex
+    predicates = index.pindex
+    # by bisection in the sorted entities, unless the entity dict is made already: making it (a key
+    # an entity) takes longer on a large KB than a claims set's lookups; the base class's ``id``, as
+    # a neighbourhood's notes what it lacks, which this lookup is not a read of
+    made = index.__dict__.get("index")
+    entity = made.get if made is not None else partial(Adjacency.id, index)
     codes, known = [], np.zeros(len(triples), dtype=bool)
     for k, (s, p, o) in enumerate(triples):
-        si, pi, oi = entities.get(s), predicates.get(p), entities.get(o)
+        si, pi, oi = entity(s), predicates.get(p), entity(o)
         if si is not None and pi is not None and oi is not None:
             codes.append((si * m + pi) * n + oi)
             known[k] = True

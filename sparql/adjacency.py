@@ -208,7 +208,8 @@ class Adjacency:
     @cached_property
     def out_codes(self) -> np.ndarray | None:
         """``in_codes`` for the out-link view: (src, pred, dst) in one sorted int64 per link."""
-        if self.in_codes is None:
+        n, p = len(self.entities), max(len(self.predicates), 1)
+        if n * n * p >= 2 ** 63:  # as ``in_codes`` asks, without making those
             return None
         return self.in_code(self.src, self.pred, self.dst)
 

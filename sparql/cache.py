@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -93,3 +95,40 @@ def write_npz(path: Path, **arrays) -> None:
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def read_npz(path: Path) -> dict:
+    """The arrays of an .npz as read-only maps of the file where numpy can map them (``write_npz``'s
+    uncompressed members): the caller reads the pages it touches, not every array whole, which for a
+    large KB's line index is most of the cost of a lookup or two. A compressed member, one of objects
+    or an empty one is read whole, as ``np.load`` reads it."""
+    import numpy as np
+
+    arrays = {}
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
+        for info in archive.infolist():
+            name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            mapped = _mapped_member(np, path, raw, info) if info.compress_type == zipfile.ZIP_STORED else None
+            if mapped is None:
+                with archive.open(info) as member:
+                    mapped = np.lib.format.read_array(member, allow_pickle=False)
+            arrays[name] = mapped
+    return arrays
+
+
+def _mapped_member(np, path: Path, raw, info: zipfile.ZipInfo):
+    """A stored member's array as a map of ``path``, or None when it cannot be one. The member's data
+    starts after its local header, whose name and extra field (zip64 sizes) have their own lengths."""
+    raw.seek(info.header_offset)
+    header = raw.read(30)
+    if len(header) < 30 or header[:4] != b"PK\x03\x04":
+        return None
+    name_length, extra_length = struct.unpack("<HH", header[26:30])
+    raw.seek(info.header_offset + 30 + name_length + extra_length)
+    version = np.lib.format.read_magic(raw)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran_order, dtype = read_header(raw)
+    if dtype.hasobject or not int(np.prod(shape)):
+        return None
+    return np.memmap(path, dtype=dtype, mode="r", offset=raw.tell(), shape=shape,
+                     order="F" if fortran_order else "C")

@@ -23,7 +23,7 @@ from typing import IO, Iterable
 
 import numpy as np
 
-from .cache import StatsCache, write_npz
+from .cache import StatsCache, read_npz, write_npz
 from .scan import QuadTable, kb_table
 from .store import Store
 
@@ -38,8 +38,9 @@ class SortedDump:
 
     def __init__(self, folder: Path):
         self.path = folder / TEXT
-        with np.load(folder / INDEX) as data:
-            self.starts, self.crcs, self.crc_lines = data["starts"], data["crcs"], data["crc_lines"]
+        # mapped: a claims set looks up a few thousand of the index's lines, not all of them
+        index = read_npz(folder / INDEX)
+        self.starts, self.crcs, self.crc_lines = index["starts"], index["crcs"], index["crc_lines"]
         if self.path.stat().st_size != int(self.starts[-1]):
             raise ValueError(f"{self.path} does not match its index")
 

@@ -373,3 +373,66 @@ def test_ngrams_are_the_words_joined_n_at_a_time(tokens):
     grams = audit_text.ngrams(tokens, 1)
     grams.append("x")
     assert "x" not in tokens or tokens.count("x") == 1  # a new list, not the words themselves
+
+
+def test_chinese_words_are_jiebas_cut_of_the_whole_text_each_piece_cut_once():
+    """The audit cuts a Chinese claim piece by piece (jieba's runs of Han characters, letters and digits,
+    and what lies between), each distinct piece once: the words are jieba's cut of the whole text,
+    with Latin names, digits, dates, spaces and punctuation beside the Chinese."""
+    import jieba
+
+    texts = ["艾倫·圖靈出生於倫敦。", "Barack Obama出生于Honolulu。", "e_12345的出生地是e-678。",
+             "图灵于1912年6月23日出生，不是在巴黎。", "C++和C#是语言 3.5% ", "", "   ", "《红楼梦》的作者是曹雪芹？",
+             "Jean-Paul Sartre (1905–1980) 出生于巴黎第16区", "东京塔位于东京都港区芝公园", "ｅ１２全角字母出生于北京"]
+    audit_text._cut.cache_clear()
+    audit_text._cut_piece.cache_clear()
+    for text in texts:
+        assert list(audit_text._cut(text)) == jieba.lcut(text), text
+    before = audit_text._cut_piece.cache_info()
+    for name in ("人物甲", "人物乙", "人物丙"):
+        assert list(audit_text._cut(f"{name}出生于北京。")) == jieba.lcut(f"{name}出生于北京。")
+    after = audit_text._cut_piece.cache_info()
+    # the three claims share their template's pieces: "。" after the first, and "出生于北京" is its
+    # name's run, so each claim cuts one new piece and finds its "。" already cut
+    assert after.misses - before.misses == 3 and after.hits - before.hits == 3
+
+
+def test_languages_with_the_same_claims_share_their_folds_and_entity_baseline(monkeypatch):
+    """A claims set says each claim in every language: the same labels, subjects and entities in the same
+    order. The audit then draws the folds once for all its languages, and fits the entity-only baseline
+    (its features are the entities, not the words) once; each language's report is the one it gets
+    audited alone."""
+    import sklearn.linear_model
+
+    from factforge.evaluation import folds as folds_module
+    from factforge.claims.fever_io import claims_of
+
+    rows, answers = matched(seed=2)
+    both, both_answers = [], {}
+    for lang, said in (("en", "{} was born in {}."), ("de", "{} wurde in {} geboren.")):
+        for row in rows:
+            number = len(both) + 1
+            answer = answers[row["id"]]
+            both.append({**row, "id": number, "lang": lang, "claim": said.format(answer["subject"], answer["object"])})
+            both_answers[str(number)] = {**answer, "template": f"{lang}:born"}
+    claims = claims_of(enumerate(both, 1), "both.jsonl")
+    alone = {lang: audit_claims([c for c in claims if c.lang == lang], answers=both_answers, seed=4)
+             for lang in ("en", "de")}
+    calls = Counter()
+    split, fit = folds_module.group_split, sklearn.linear_model.SGDClassifier.fit
+
+    def counted_split(*args, **kwargs):
+        calls["group_split"] += 1
+        return split(*args, **kwargs)
+
+    def counted_fit(self, *args, **kwargs):
+        calls["fit"] += 1
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(folds_module, "group_split", counted_split)
+    monkeypatch.setattr(sklearn.linear_model.SGDClassifier, "fit", counted_fit)
+    report = audit_claims(claims, answers=both_answers, seed=4)
+    for lang in ("en", "de"):
+        assert report["languages"][lang] == alone[lang]["languages"][lang]
+        assert report["languages"][lang]["baselines"]["entity_only"]["folds"] == 5
+    assert calls == {"group_split": 1, "fit": 5 * (2 + 2 + 1)}  # claim-only and template-only per language

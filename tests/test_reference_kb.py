@@ -151,3 +151,18 @@ def test_r_answers_has_and_objects_as_the_kb_links_minus_the_removed(small):
     every = every[::-1] + [(EX + "a", EX + "p", EX + "c")] * 2 + [(EX + "x", EX + "p", EX + "a")]
     assert reference.holds(every) == [reference.has(t) for t in every]
     assert True in reference.holds(every) and reference.holds([]) == []
+
+
+def test_r_finds_its_links_without_the_kb_wide_lookup_tables(small):
+    """R's removed links and ``holds`` find entities by bisection in the sorted entities and links by
+    their codes in the out-link view: on a 10M-triple KB the entity dict (a key an entity) and the
+    in-link codes each take longer to make than a claims set's lookups, so neither is made."""
+    import dataclasses
+
+    index = dataclasses.replace(ReferenceKB.of(small).index)  # fresh: nothing made on it yet
+    reference = ReferenceKB(index, [(EX + "a", EX + "p", EX + "c"), (EX + "x", EX + "p", EX + "y")], store=small)
+    asked = [(EX + "a", EX + "p", EX + "c"), (EX + "a", EX + "q", EX + "b"), (EX + "x", EX + "p", EX + "a"),
+             (EX + "a", EX + "nothing", EX + "b")]
+    assert reference.holds(asked) == [False, True, False, False]
+    assert int(reference.keep.sum()) == index.size - 1
+    assert "index" not in index.__dict__ and "in_codes" not in index.__dict__

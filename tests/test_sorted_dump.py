@@ -101,3 +101,34 @@ def test_the_dump_without_lines_is_the_same_copied_by_the_kernel_or_written_from
     with open(tmp_path / "k.nt", "wb") as out:  # the file was copied by the kernel where it has the call
         assert sorted_dump._copied_in_kernel(dump.path, [(0, 5), (7, 9)], out) == hasattr(os, "copy_file_range")
     assert (tmp_path / "k.nt").read_bytes() == (text[:5] + text[7:9] if hasattr(os, "copy_file_range") else b"")
+
+
+def test_the_line_index_is_mapped_from_its_file_not_read_whole(tmp_path):
+    """Opening the dump maps its line index (three arrays of a number a line: 160 MB at 10M triples),
+    so a claims set that looks up a few thousand lines reads those pages, not the whole index; what the
+    maps give is what ``np.load`` reads."""
+    (tmp_path / "kb.nt").write_text(TRICKY, encoding="utf-8")
+    store = open_store(tmp_path / "store")
+    load_files(store, [tmp_path / "kb.nt"], progress=False)
+    text, index = built(store, tmp_path / "dump")
+    dump = sorted_dump.SortedDump(tmp_path / "dump")
+    for name, array in (("starts", dump.starts), ("crcs", dump.crcs), ("crc_lines", dump.crc_lines)):
+        assert isinstance(array, np.memmap) and str(array.filename) == str(tmp_path / "dump" / sorted_dump.INDEX)
+        assert array.dtype == index[name].dtype and np.array_equal(array, index[name])
+    lines = text.splitlines(keepends=True)
+    assert dump.find([lines[3], lines[0], b"<x> <y> <z> .\n"]) == {lines[3]: 3, lines[0]: 0}
+
+
+def test_an_index_numpy_cannot_map_is_read(tmp_path):
+    """A compressed index (not what ``write_npz`` writes, but a valid .npz) is read whole, same arrays."""
+    from factforge.sparql.cache import read_npz
+
+    arrays = {"a": np.arange(5, dtype=np.int64), "b": np.array([3, 1], dtype=np.uint32), "e": np.zeros(0)}
+    np.savez_compressed(tmp_path / "c.npz", **arrays)
+    np.savez(tmp_path / "u.npz", **arrays)
+    for name, mapped in (("c.npz", False), ("u.npz", True)):
+        read = read_npz(tmp_path / name)
+        assert sorted(read) == sorted(arrays)
+        for key, array in arrays.items():
+            assert read[key].dtype == array.dtype and np.array_equal(read[key], array)
+        assert isinstance(read["a"], np.memmap) == mapped
