@@ -903,6 +903,21 @@ def test_random_walk_says_which_objects_it_could_not_balance(codex_store, kind):
     assert audit_scenario(scenario, codex_store)["flagged"]
 
 
+def test_lcwa_counts_a_subject_s_false_facts_per_split(dbpedia_store):
+    """DBpedia50 starring, LCWA at c = 0, 100 test and 100 train facts, seed 0: 10 subjects have true
+    facts in both splits. The rule "no subject more often false than true" is the split's (each is
+    published and audited on its own): counted over both, as it was, those subjects had their test
+    false facts against them in train, and 8 of the 10 got no train false fact while 9 others got
+    more false facts than true ones. Counted per split, every train subject has a false fact and
+    none more than its true ones."""
+    spec = ScenarioSpec("dbo:starring", size=100, train_size=100, transparency=0.0, ambiguous="lcwa", seed=0)
+    scenario = generate(dbpedia_store, spec)
+    shared = {f.fact.s for f in scenario.test if f.label} & {f.fact.s for f in scenario.train if f.label}
+    assert len(shared) >= 5
+    assert _subject_balance(scenario.train) == (0, 0)
+    assert "train" not in scenario.summary.get("false_subjects", {})
+
+
 def _subject_balance(items) -> tuple[int, int]:
     """(subjects of a split's true facts with no false fact, subjects with more false facts than true)."""
     true_subjects = Counter(f.fact.s for f in items if f.label)

@@ -198,9 +198,9 @@ class LocalClosedWorld(NegativeSampler):
         keep = [((owed[fit] > 0) | overpay) & (fit != at.get(source.o, -1)) for source, fit in zip(sources, fits)]
         lines = [fit[k] for fit, k in zip(fits, keep)]
         reached = [reach[k] for reach, k in zip(reaches, keep)]
-        turn = sorted(range(len(sources)), key=lambda k: (context.ledger.subject_uses[sources[k].s], visit[k]))
+        turn = sorted(range(len(sources)), key=lambda k: (context.ledger.split_uses[sources[k].s], visit[k]))
         if overpay:
-            turn = [k for k in turn if not context.ledger.subject_uses[sources[k].s]]
+            turn = [k for k in turn if not context.ledger.split_uses[sources[k].s]]
         able = np.zeros(len(objects), dtype=np.float64)  # sources still to come, per object
         for k in turn:
             np.add.at(able, lines[k], 1)
