@@ -12,8 +12,9 @@ and how long a scenario takes.
   (a true fact labelled false); its share of everything generated is reported (target <= 0.5 %).
   Random walks are split into walk-made facts and those of the fallback ("object of another true
   fact"); random re-pairing is shown as a baseline. Every batch has its own context, so a false fact
-  can be made again in another batch: LCWA has only about 100 distinct candidates for birthPlace
-  on DBpedia50 and remakes most of them in every batch, so the distinct counts are shown too.
+  can be made again in another batch: LCWA's subject-side candidates of a popular object (someone
+  whose nationality is Germany, for the true facts born in Germany) come back in every batch that
+  holds such a fact, so the distinct counts are shown too.
 * **Hardness** (``--hardness``, needs ``evaluation/``): AUROC of the built-in checkers on
   birthPlace scenarios at c = 0 on the full KB, and the share of false facts by source (own,
   borrowed path, fallback, source outside the scenario).

@@ -99,6 +99,6 @@ def print_summary(scenario, manifest: dict, out: str, seconds: float) -> None:
     if audit is not None:
         from factforge.evaluation.audit import summary_lines
 
-        print("  " + "\n  ".join(summary_lines(audit)))
+        print("  " + "\n  ".join(summary_lines(audit, warnings=False)))
     steps = ", ".join(f"{k} {v:.2f}s" for k, v in scenario.timings.items())
     print(f"  {len(manifest['files'])} files in {out}; {seconds:.1f} s ({steps})")

@@ -12,7 +12,10 @@ For a set of labelled facts (a scenario's test and train facts together) it repo
 * **pmi**: the normalized PMI between the label and each shape feature of the records (which
   fields, value kinds, predicate, model properties and datatypes), strongest first;
 * **drift**: the share of all false facts made through the single most common alternative
-  predicate (LCWA) or path (random walk) — the paper's "location drift".
+  predicate (LCWA) or path (random walk) — the paper's "location drift";
+* **warnings** (a scenario's only, when it has any): the warnings its summary and manifest carry
+  (``true_objects``, ``false_subjects``), by section. They are repeated, never flagged on: the
+  baselines measure what they warn of (the frequency baseline reads how often a subject is false).
 
 It flags the facts when a baseline's or a column's AUROC is further from 0.5 than ``auroc_threshold``
 (default 0.6: about three standard errors from chance for 300 balanced facts), either way — far below
@@ -55,8 +58,10 @@ VALUES_SHOWN = 5  # values of each column listed, strongest first
 
 def audit_records(records: list[dict], *, reference: Reference | None = None, answers: dict | None = None,
                   seed: int = 0, auroc_threshold: float = AUROC_THRESHOLD,
-                  drift_threshold: float = DRIFT_THRESHOLD, source: dict | None = None) -> dict:
-    """The audit report of labelled records (dicts with subject, predicate, object, label, ...)."""
+                  drift_threshold: float = DRIFT_THRESHOLD, source: dict | None = None,
+                  warnings: dict | None = None) -> dict:
+    """The audit report of labelled records (dicts with subject, predicate, object, label, ...);
+    ``warnings``: a scenario's warnings by section (``generators.scenario.warnings``)."""
     for name, value in (("auroc_threshold", auroc_threshold), ("drift_threshold", drift_threshold)):
         if not 0.0 <= value <= 1.0:
             raise AuditError(f"{name}: {value} is not between 0 and 1")
@@ -71,6 +76,7 @@ def audit_records(records: list[dict], *, reference: Reference | None = None, an
         "columns": _columns(records, y, seed),
         "pmi": _pmi(records, y),
         "drift": _drift(answers, int(y.size - y.sum())) if answers is not None else None,
+        **({"warnings": warnings} if warnings else {}),
     }
     report["reasons"] = _reasons(report, auroc_threshold, drift_threshold)
     report["flagged"] = bool(report["reasons"])
@@ -191,6 +197,7 @@ def _drift(answers: dict, n_false: int) -> dict:
 def audit_scenario(scenario, store=None, **options) -> dict:
     """The report of an in-memory ``generators.scenario.Scenario``; without a store, the degree and
     type baselines are skipped (said so in the report)."""
+    from factforge.generators.scenario import warnings
     from factforge.generators.writers import records as scenario_records
 
     reference = None
@@ -200,7 +207,7 @@ def audit_scenario(scenario, store=None, **options) -> dict:
             Reference.of(store, scenario.removed)
     options.setdefault("seed", scenario.spec.seed)
     return audit_records(scenario_records(scenario, "all"), reference=reference, answers=scenario.answers,
-                         **options)
+                         warnings=warnings(scenario.summary), **options)
 
 
 def audit_path(path, store=None, *, skip_bad: bool = False, **options) -> dict:
@@ -215,16 +222,20 @@ def audit_path(path, store=None, *, skip_bad: bool = False, **options) -> dict:
         reference = input_reference(files, store)
     answers = None
     if files.kind == "scenario":
+        from factforge.generators.scenario import warnings
+
         options.setdefault("seed", int(files.manifest.get("seed") or 0))
         answers = files.answers
+        options.setdefault("warnings", warnings(files.manifest))
     source = {"kind": files.kind, "path": str(path)}
     if skipped:
         source["skipped"] = skipped
     return audit_records(files.records, reference=reference, answers=answers, source=source, **options)
 
 
-def summary_lines(report: dict) -> list[str]:
-    """The report as a few lines for a terminal."""
+def summary_lines(report: dict, *, warnings: bool = True) -> list[str]:
+    """The report as a few lines for a terminal; ``warnings=False`` leaves out the scenario's
+    warnings (``generate`` has printed them with its summary)."""
     facts = report["facts"]
     lines = [f"{'FLAGGED' if report['flagged'] else 'ok'}: {facts['total']} facts "
              f"({facts['true']} true, {facts['false']} false)"]
@@ -245,5 +256,6 @@ def summary_lines(report: dict) -> list[str]:
         lines.append(f"  strongest shape feature: {name} (NPMI with true {value['npmi_true']:+.2f}, "
                      f"with false {value['npmi_false']:+.2f}, {value['support']} facts)")
     lines += [f"  reason: {reason}" for reason in report["reasons"]]
+    lines += [f"  warning: {text}" for text in report.get("warnings", {}).values()] if warnings else []
     lines += [f"  skipped (cannot be read): {message}" for message in report.get("source", {}).get("skipped", [])]
     return lines

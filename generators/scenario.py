@@ -389,6 +389,11 @@ def _false_subjects(splits: dict[str, list[LabelledFact]]) -> dict:
     return {"false_subjects": section}
 
 
+def warnings(sections: dict) -> dict[str, str]:
+    """The warning of each ``WARNED`` section a summary or a manifest carries, by section name."""
+    return {key: sections[key]["warning"] for key in WARNED if (sections.get(key) or {}).get("warning")}
+
+
 def check_invariants(scenario: Scenario, context: NegativeContext, kb_pairs: set[tuple[str, str]]) -> None:
     """Every promise of a scenario, checked on every scenario (not only in tests)."""
     spec = scenario.spec

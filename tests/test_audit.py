@@ -353,3 +353,27 @@ def _direct_link_alone(scenario, store) -> float:
     linked = auroc(labels(records), [row["linked"] for row in model.features(records)])
     assert linked > 0.55  # the signal is there: the test says something about it
     return linked
+
+
+def test_the_report_of_a_scenario_says_its_warnings(demo_kb_store, tmp_path):
+    """Demo KB birthPlace, LCWA at c = 0, 40 facts, seed 1: one of the 20 subjects has no false fact
+    and one has two, so the scenario carries the ``false_subjects`` warning. The audit of the
+    scenario in memory and of its written folder (read from the manifest) both say it, in the report
+    and in its terminal lines; the warning does not flag the facts by itself (the frequency baseline
+    measures what it warns of). A scenario without a warning has no ``warnings`` in its report."""
+    from factforge.evaluation.audit import summary_lines
+
+    scenario = generate(demo_kb_store, ScenarioSpec(predicate="dbo:birthPlace", size=40, transparency=0.0,
+                                                    ambiguous="lcwa", seed=1))
+    warning = scenario.summary["false_subjects"]["warning"]
+    assert "test: 1 of 20 subjects without a false fact, 1 with more false facts than true ones" in warning
+    manifest = write_scenario(scenario, tmp_path / "warned", ["tsv"], store=demo_kb_store)
+    assert manifest["audit"]["warnings"] == {"false_subjects": warning}
+    folder = audit_path(tmp_path / "warned", demo_kb_store)
+    assert folder["warnings"] == {"false_subjects": warning}
+    assert {k: v for k, v in folder.items() if k != "source"} == manifest["audit"]
+    assert f"  warning: {warning}" in summary_lines(folder)
+    assert not any("false_subjects" in reason for reason in folder["reasons"])
+
+    balanced = generate(demo_kb_store, ScenarioSpec(predicate="dbo:birthPlace", size=40, transparency=1.0, seed=1))
+    assert "false_subjects" not in balanced.summary and "warnings" not in audit_scenario(balanced, demo_kb_store)

@@ -304,7 +304,12 @@ def test_generate_prints_and_writes_the_false_subjects_warning(tmp_path):
     printed = factforge("generate", "--store", store, "--predicate", "dbo:birthPlace", "--size", 300, "--seed", 3,
                         "--transparency", 0, "--ambiguous", "lcwa", "--out", out).stdout
     section = json.loads((out / "manifest.json").read_text())["false_subjects"]
-    assert section["test"] == {"subjects": 146, "without_false_fact": 0, "more_false_than_true": 3}
+    assert section["test"] == {"subjects": 147, "without_false_fact": 0, "more_false_than_true": 3}
     assert f"  warning: {section['warning']}" in printed.splitlines()
+    assert printed.count(section["warning"]) == 1  # not again among the audit's lines
     assert not any("false_subjects" in p.read_text() or "false fact" in p.read_text()
                    for p in out.iterdir() if p.name not in ("manifest.json", "answers.json"))
+    audited = factforge("audit", out, "--store", store, check=False)
+    assert audited.returncode in (0, 3), audited.stderr  # 3: flagged, which the warning alone never causes
+    audited = audited.stdout
+    assert f"  warning: {section['warning']}" in audited.splitlines()

@@ -262,3 +262,21 @@ def test_factforge_serve_smoke_with_curl(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def test_a_scenario_made_over_http_carries_its_false_subjects_warning_outside_the_data(demo_http):
+    """Demo KB birthPlace, LCWA at c = 0, 40 facts, seed 1 (one subject without a false fact, one with
+    two): the POST's manifest, the manifest file and the audit say so; no data file of either
+    format, nor the reference, carries the section or its words."""
+    spec = {"predicate": "dbo:birthPlace", "size": 40, "transparency": 0.0, "ambiguous": "lcwa", "seed": 1}
+    body = made(demo_http, spec)
+    section = body["manifest"]["false_subjects"]
+    assert section["test"] == {"subjects": 20, "without_false_fact": 1, "more_false_than_true": 1}
+    base = f"{demo_http}/api/scenarios/{body['id']}"
+    assert requests.get(f"{base}/manifest", timeout=10).json()["false_subjects"] == section
+    assert requests.get(f"{base}/audit", timeout=10).json()["warnings"] == {"false_subjects": section["warning"]}
+    data = [requests.get(demo_http + url, timeout=10) for split in body["links"]["data"].values() for url in split.values()]
+    data.append(requests.get(f"{base}/reference", timeout=30))
+    assert data and all(response.status_code == 200 for response in data)
+    for response in data:
+        assert "false_subjects" not in response.text and "without a false fact" not in response.text

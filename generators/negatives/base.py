@@ -216,7 +216,8 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
     facts (``ObjectBalance.paid``) is passed over: a rank taken once cannot see a debt paid while
     drawing. ``rounds``: at most that many passes over the sources (one: at most one false fact
     per source, leaving the sources it could not serve to the caller). ``most``: the false facts a
-    subject may have in all (``Ledger.subject_uses``); a candidate past it is passed over.
+    subject may have in the split being made (``Ledger.split_uses``); a candidate past it is passed
+    over.
     """
     queues = [DrawOrder(c, rng, rank) for c in candidates]
     # the subject each source is counted by: made once, not on every sort of every round
@@ -244,7 +245,7 @@ def round_robin(candidates: list[Sequence[Negative]], n: int, context: NegativeC
                 negative = c[queue.pop()]
                 if balance is not None and balance.paid(negative.fact.o):
                     continue
-                if most is not None and context.ledger.subject_uses[negative.fact.s] >= most(negative.fact.s):
+                if most is not None and context.ledger.split_uses[negative.fact.s] >= most(negative.fact.s):
                     continue
                 if context.acceptable(negative.fact, dated=dated):
                     context.ledger.take(negative)

@@ -19,6 +19,10 @@ class Ledger:
     # False facts per subject so far: samplers prefer the least-used subjects, because a subject
     # that appears in the set only once would otherwise mark its fact as true (see round_robin).
     subject_uses: Counter = field(default_factory=Counter)
+    # The same within the split being made: what "no subject more often false than true" counts,
+    # since a split is published and audited on its own (a subject true in both splits has its
+    # test false facts in ``subject_uses`` already, and would get none in train).
+    split_uses: Counter = field(default_factory=Counter)
     # False facts per true fact so far, over the FactBench kinds (``factbench.FactBenchSampler``).
     source_uses: Counter = field(default_factory=Counter)
     split_made: list[Negative] = field(default_factory=list)  # false facts of the split being made, so far
@@ -27,7 +31,7 @@ class Ledger:
 
     def start_split(self, n: int) -> list[Negative]:
         """A new split of ``n`` false facts: the list its makers add to (``ObjectBalance`` reads it)."""
-        self.split_made, self.split_false = [], n
+        self.split_made, self.split_false, self.split_uses = [], n, Counter()
         return self.split_made
 
     def allows(self, fact: Fact, *, dated: bool = False) -> bool:
@@ -50,6 +54,7 @@ class Ledger:
 
     def take(self, negative: Negative) -> None:
         self.subject_uses[negative.fact.s] += 1
+        self.split_uses[negative.fact.s] += 1
         self.used.add(negative.fact.triple)
         self.used.add((*negative.fact.triple, negative.fact.start, negative.fact.end))  # dates tell date corruptions apart
 
@@ -57,5 +62,6 @@ class Ledger:
         """Undo ``take``: a sampler that trades a false fact for another (``debt_paths``) gives
         the first back. ``acceptable`` refuses a fact already used, so no other take added it."""
         self.subject_uses[negative.fact.s] -= 1
+        self.split_uses[negative.fact.s] -= 1
         self.used.discard(negative.fact.triple)
         self.used.discard((*negative.fact.triple, negative.fact.start, negative.fact.end))
