@@ -29,8 +29,10 @@ slices of ``ROW_CAP`` is read in those slices instead (each draw's query sorts t
 as a slice does). Nearness reads of a hub only the runs it compares (``need_linked``,
 ``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
 only a hub's links to the nodes a path from the subject reaches (``links_among``,
-``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query), and of a hub in the
-middle of a length-3 path only its links to the object's neighbours. ``generators.neighbourhood``
+``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query); of a middle node of
+a length-3 path (x in s - x - y - o) path search reads no link: the store answers the distinct step
+pairs x -b- y -c- o (``middle_steps``, ``missing_middles``: ``middle_step_pairs``, a VALUES batch
+of (x, o, s) a query). ``generators.neighbourhood``
 generates, fetches what was missing, and generates again until a run misses nothing: that run
 read only whole neighbourhoods, so it made what the whole index makes.
 """
@@ -83,12 +85,16 @@ class Neighbourhood(Adjacency):
     # (node, other) * |entities| as int64, sorted: every link between the two was fetched (pair links)
     pairs_whole: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     missing_pairs: set = field(default_factory=set)  # (hub, other entity) whose links a lookup lacked
+    # (middle, object, subject) names -> the signed step pairs the store answered (``middle_steps``)
+    middle_pairs: dict = field(default_factory=dict)
+    missing_middles: set = field(default_factory=set)  # (middle, object, subject) path search lacked
     _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
 
     @property
     def lacks_links(self) -> bool:
         """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
-        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs)
+        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs
+                    or self.missing_middles)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -213,9 +219,19 @@ class Neighbourhood(Adjacency):
             return True
         return sum(sizes.values()) > HUB_LINKS
 
-    def sized(self, node: int) -> bool:
-        """Fetched whole, or its links counted in the store (``read_in_part`` then says for sure)."""
-        return bool(self.complete[node]) or self.entities[node] in (self.run_sizes or {})
+    def middle_steps(self, x: int, o: int, s: int) -> list[tuple[int, int]] | None:
+        """From x's and o's links when both were fetched whole, else as the store answered them
+        (``middle_step_pairs``): a middle node of a length-3 path is not read for them."""
+        if self.complete[x] and self.complete[o]:
+            return None
+        key = (self.entities[x], self.entities[o], self.entities[s])
+        pairs = self.middle_pairs.get(key)
+        if pairs is None:
+            # none until asked: fewer paths than the store's, so the round's path search goes at
+            # least as far along the middles as the whole index's, and notes every one it reads
+            self.missing_middles.add(key)
+            return []
+        return pairs
 
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index among ``others``: a link between node and another is among the
@@ -350,6 +366,7 @@ class NeighbourhoodReader:
         self.runs: set[tuple[str, str, str]] = set()  # (entity, side, predicate IRI) fetched whole
         self.picked: dict[tuple[str, str, str, int], str] = {}  # (entity, side, predicate, k) -> k-th node
         self.pairs: set[tuple[str, str]] = set()  # (hub, other): every link between the two fetched
+        self.middle_pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}  # see Neighbourhood.middle_steps
         self.degrees: dict[str, int] = {}
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self._reverse: dict[str, dict[str, int]] = {}
@@ -375,6 +392,7 @@ class NeighbourhoodReader:
         self.sizes.update(index.run_sizes or {})
         n = len(names)
         self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
+        self.middle_pairs.update(index.middle_pairs)
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
@@ -475,6 +493,7 @@ class NeighbourhoodReader:
                 drawn += new
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
+        done += self.fetch_middle_pairs(index.missing_middles)
         for pick in sorted(drawn):
             done += self.pick(*pick)
         return done
@@ -511,6 +530,23 @@ class NeighbourhoodReader:
                 if pid is not None:
                     self.links.add(row["s"].value, pid, row["o"].value)
         self.pairs.update(todo)
+        return len(todo)
+
+    def fetch_middle_pairs(self, middles) -> int:
+        """For each (middle, object, subject) of path search not asked yet, the distinct signed step
+        pairs (b, c) with middle -b- y and object -c- y, y none of the three (``middle_step_pairs``,
+        a VALUES batch of them a query): the rows are step pairs, not the middle's links."""
+        todo = sorted(set(middles) - set(self.middle_pairs))
+        for batch in batched(todo, BATCH):
+            found: dict[tuple[str, str, str], set] = {key: set() for key in batch}
+            rows = [tuple(NamedNode(e) for e in key) for key in batch]
+            for row in self.store.select("middle_step_pairs", middles=rows):
+                self.rows += 1
+                b, c = self.pindex.get(row["b"].value), self.pindex.get(row["c"].value)
+                if b is not None and c is not None:  # a schema step is not in the index's paths
+                    found[(row["x"].value, row["o"].value, row["s"].value)].add(
+                        ((b + 1) * _SIGN[row["bway"].value], (c + 1) * _SIGN[row["cway"].value]))
+            self.middle_pairs.update((key, sorted(pairs)) for key, pairs in found.items())
         return len(todo)
 
     def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
@@ -579,7 +615,8 @@ class NeighbourhoodReader:
                               runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
                               run_sizes=self.sizes, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
-                                     for (e, side, q, k), other in self.picked.items()})
+                                     for (e, side, q, k), other in self.picked.items()},
+                              middle_pairs=self.middle_pairs)
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
 
@@ -588,6 +625,9 @@ class NeighbourhoodReader:
         n = np.int64(len(place))
         codes = [int(place[ids[e]]) * n + int(place[ids[x]]) for e, x in self.pairs if e in ids and x in ids]
         return np.unique(np.array(codes, dtype=np.int64))
+
+
+_SIGN = {"out": 1, "in": -1}  # a step's direction as the queries name it
 
 
 def slices(links: int) -> int:

@@ -56,6 +56,9 @@ def params_for(template, store):
         elif name == "pairs":  # Einstein died in Princeton; London and Adam Buxton: no link either way
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Albert_Einstein")),
                             (iri("dbr:London"), iri("dbr:Adam_Buxton"))]
+        elif name == "middles":  # Einstein died in Princeton, a borough as Belmar is; London: no link to Belmar
+            values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
+                            (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
         elif name == "facts":
             values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
                             (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]
