@@ -51,7 +51,7 @@ from .fetched_links import FetchedLinks
 from .link_slices import pack, plan
 from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
-from .terms import iri, is_schema_predicate
+from .terms import SCHEMA_NAMESPACES, iri, is_schema_predicate
 
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
@@ -75,6 +75,7 @@ class Neighbourhood(Adjacency):
     reverse_counter: object = None  # predicate -> {predicate IRI: count}, asked of the store
     runs_whole: frozenset = frozenset()  # (node, signed step): every link of that run was fetched
     run_sizes: dict | None = None  # entity -> {(side, predicate IRI): links}, counted in the store
+    link_totals: dict | None = None  # entity -> (links, links of content predicates), counted in the store
     picks: dict = field(default_factory=dict)  # (node, signed step, k) -> the run's k-th node
     missing: set = field(default_factory=set)  # entities whose links a lookup lacked
     missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
@@ -214,10 +215,13 @@ class Neighbourhood(Adjacency):
         if self.complete[node]:
             return False
         sizes = (self.run_sizes or {}).get(self.entities[node])
-        if sizes is None:
+        if sizes is not None:
+            return sum(sizes.values()) > HUB_LINKS
+        total = (self.link_totals or {}).get(self.entities[node])
+        if total is None:
             self.maybe_hubs.add(self.entities[node])
             return True
-        return sum(sizes.values()) > HUB_LINKS
+        return total[0] > HUB_LINKS
 
     def middle_steps(self, x: int, o: int, s: int) -> list[tuple[int, int]] | None:
         """From x's and o's links when both were fetched whole, else as the store answered them
@@ -369,6 +373,7 @@ class NeighbourhoodReader:
         self.middle_pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}  # see Neighbourhood.middle_steps
         self.degrees: dict[str, int] = {}
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
+        self.totals: dict[str, tuple[int, int]] = {}  # entity -> (links, links of content predicates)
         self._reverse: dict[str, dict[str, int]] = {}
         self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
         pid = self.pindex.get(predicate)
@@ -390,6 +395,7 @@ class NeighbourhoodReader:
         self.picked.update(((names[node], *index.side(step), k), names[other])
                            for (node, step, k), other in index.picks.items())
         self.sizes.update(index.run_sizes or {})
+        self.totals.update(index.link_totals or {})
         n = len(names)
         self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
         self.middle_pairs.update(index.middle_pairs)
@@ -399,8 +405,8 @@ class NeighbourhoodReader:
     def fetch_links(self, entities) -> int:
         """Every link of these entities (those not fetched yet); how many entities were new."""
         todo = sorted(set(entities) - self.complete)
-        self._count_links([e for e in todo if e not in self.sizes])
-        for query in plan(todo, self.sizes, ROW_CAP, BATCH):
+        self._count(todo, ROW_CAP)
+        for query in plan(todo, self._links, self.sizes, ROW_CAP, BATCH):
             if isinstance(query, list):
                 for row in self.store.select("entity_links", entities=[NamedNode(e) for e in query]):
                     self.rows += 1
@@ -442,10 +448,35 @@ class NeighbourhoodReader:
 
     def fetch_degrees(self, entities) -> int:
         todo = sorted(set(entities) - set(self.degrees))
-        self._count_links([e for e in todo if e not in self.sizes])
+        self._count_totals([e for e in todo if e not in self.sizes and e not in self.totals])
         for e in todo:
-            self.degrees[e] = sum(n for (_, q), n in self.sizes[e].items() if not is_schema_predicate(q))
+            self.degrees[e] = (sum(n for (_, q), n in self.sizes[e].items() if not is_schema_predicate(q))
+                               if e in self.sizes else self.totals[e][1])
         return len(todo)
+
+    def _links(self, entity: str) -> int:
+        """The entity's links in all, counted in the store (``_count``)."""
+        return sum(self.sizes[entity].values()) if entity in self.sizes else self.totals[entity][0]
+
+    def _count(self, entities, over: int) -> int:
+        """Each entity's links counted in the store, in all, and per direction and predicate where
+        there are more than ``over`` (a hub is read by run; a smaller entity whole, for which the
+        total is enough: a row an entity, not one per predicate); how many were newly counted."""
+        totals = sorted(e for e in set(entities) if e not in self.sizes and e not in self.totals)
+        self._count_totals(totals)
+        runs = sorted(e for e in set(entities) if e not in self.sizes and self.totals[e][0] > over)
+        self._count_links(runs)
+        return len(set(totals) | set(runs))
+
+    def _count_totals(self, entities: list[str]) -> None:
+        """Each entity's links in all and of content predicates, counted in the store, into ``totals``."""
+        schema = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
+        for batch in batched(entities, BATCH):
+            found = dict.fromkeys(batch, (0, 0))  # an entity without links has no row
+            for row in self.store.select("entity_link_totals", entities=[NamedNode(e) for e in batch], schema=schema):
+                self.rows += 1
+                found[row["e"].value] = (int(row["links"].value), int(row["content"].value))
+            self.totals.update(found)
 
     def _count_links(self, entities: list[str]) -> None:
         """Each entity's links per direction and predicate, counted in the store, into ``sizes``."""
@@ -468,12 +499,11 @@ class NeighbourhoodReader:
             picks.setdefault((entity, side, predicate), set()).add(k)
         parts = set(index.missing_runs) | set(picks)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
-        uncounted = sorted(asked - self.complete - set(self.sizes))
-        self._count_links(uncounted)
+        done = self._count(asked - self.complete, HUB_LINKS)
         # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
         # walks) would otherwise each cost a round more
-        small = {e for e in asked if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
-        done = len(uncounted) + self.fetch_links(set(index.missing) | small)
+        small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
+        done += self.fetch_links(set(index.missing) | small)
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
         made = Counter(key[:3] for key in self.picked)
@@ -613,7 +643,7 @@ class NeighbourhoodReader:
                               own_predicate=self.pindex.get(self.predicate, -1),
                               reverse_counter=self.reverse_counts,
                               runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
-                              run_sizes=self.sizes, pairs_whole=self._pair_codes(ids, place),
+                              run_sizes=self.sizes, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
                                      for (e, side, q, k), other in self.picked.items()},
                               middle_pairs=self.middle_pairs)

@@ -236,3 +236,23 @@ def test_length_three_paths_through_ordinary_middles_ask_the_store_for_step_pair
     reads = [query for query, _ in proxy.answers if any(words in query for words in READ_QUERIES)]
     assert reads and not [query for query in reads if f"<{EX}Hobby" in query]
 
+
+def test_an_entitys_links_are_counted_in_one_row_where_only_their_total_is_used(tmp_path, fresh_cache,  # noqa: F811
+                                                                                monkeypatch):
+    """Issue 17: a middle node's degree (path search skips hubs) and an entity about to be read
+    whole (its links decide its batch) need how many links it has, not how many of each predicate
+    and direction: one row an entity, and the same degrees as the whole index's."""
+    with hub_kb(tmp_path, MIDDLES_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()),
+                                     f"{EX}birthPlace", degrees=False)
+        before = len(proxy.answers)
+        pupils, hobbies = [f"{EX}Pupil{j}" for j in range(10)], [f"{EX}Hobby{j}" for j in range(10)]
+        reader.fetch_degrees(hobbies + pupils)
+        reader.fetch_links([f"{EX}School{k}" for k in range(SCHOOLS)])
+        counted = [(query, rows) for query, rows in proxy.answers[before:] if not any(
+            words in query for words in READ_QUERIES)]
+        whole = build(local, use_table=False)
+    assert {e: reader.degrees[e] for e in hobbies + pupils} == {e: whole.degree(whole.id(e)) for e in hobbies + pupils}
+    assert {e: reader.degrees[e] for e in pupils} == dict.fromkeys(pupils, 3)  # rdf:type is not a link
+    assert reader.index().complete[[reader.index().id(f"{EX}School{k}") for k in range(SCHOOLS)]].all()
+    assert sum(rows for _, rows in counted) == len(hobbies + pupils) + SCHOOLS
