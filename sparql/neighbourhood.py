@@ -5,12 +5,14 @@ A scenario reads:
 
 * the facts of its predicate (``predicate_facts``, paged like every SELECT);
 * the degrees G of their entities, when Eq. 1 popularity ranks the facts: counted in the store
-  (``entity_link_degrees``, a VALUES batch of entities a query), and of the middle nodes of
-  length-3 paths (hubs are not used there);
+  (``entity_link_totals``, a VALUES batch of entities a query, a row each), and of the middle
+  nodes of length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop), in answers of at
-  most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_degrees``), and
-  a hub's are read a predicate at a time, in slices (``sparql.link_slices``);
+  most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_totals``; per
+  predicate and direction, ``entity_link_degrees``, only where there are more than ``ROW_CAP``, or
+  ``HUB_LINKS`` for a run's lookups), and a hub's are read a predicate at a time, in slices
+  (``sparql.link_slices``);
 * statistics aggregated in the store: the distinct subjects of the links of each predicate
   nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
   holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
