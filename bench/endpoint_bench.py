@@ -16,8 +16,9 @@ statistics cached, each from a new client (the neighbourhoods are not cached). T
 pinned (``--endpoint-fingerprint`` as a user of a large endpoint would), unless
 ``--compute-fingerprint``. Each run reports wall time, the client's and the server process's CPU
 time (the machine may be shared), SELECT rows received and bytes the client read (``rchar``: its
-sockets, plus the small statistics files of the cache). ``--copy`` also times the old way (every
-link copied into a local index). Figures are printed as Markdown; nothing is asserted.
+sockets, plus the small statistics files of the cache), and the queries and rows of each query
+template. ``--copy`` also times the old way (every link copied into a local index). Figures are
+printed as Markdown; nothing is asserted.
 """
 from __future__ import annotations
 
@@ -111,8 +112,25 @@ def client(url: str, args, *, copy: bool = False):
                       copy=copy, timeout=3600, graphs=[GRAPH] if args.virtuoso else [])
 
 
+def counting_selects(store) -> dict[str, list[int]]:
+    """Queries and rows of each template ``store.select`` answers from now on: template -> [queries, rows]."""
+    counts: dict[str, list[int]] = {}
+    select = store.select
+
+    def counted(template: str, **params):
+        tally = counts.setdefault(template, [0, 0])
+        tally[0] += 1
+        for row in select(template, **params):
+            tally[1] += 1
+            yield row
+
+    store.select = counted
+    return counts
+
+
 def one(url: str, args, seed: int, server_pid: int, *, copy: bool = False) -> dict:
     store = client(url, args, copy=copy)
+    by_template = counting_selects(store)
     started, cpu, server_cpu, read = time.perf_counter(), time.process_time(), cpu_seconds(server_pid), bytes_read()
     predicate = args.predicate or max((p for p in profiles.predicate_counts(store) if not is_schema_predicate(p)),
                                       key=lambda p: profiles.predicate_counts(store)[p][0])
@@ -121,7 +139,7 @@ def one(url: str, args, seed: int, server_pid: int, *, copy: bool = False) -> di
     scenario = generate(store, spec)
     run = {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
            "server_cpu": cpu_seconds(server_pid) - server_cpu, "bytes": bytes_read() - read,
-           "rows": store.rows_read, "fetched": scenario.fetched, "predicate": predicate,
+           "rows": store.rows_read, "fetched": scenario.fetched, "predicate": predicate, "by_template": by_template,
            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     print(f"seed {seed}: {run}", file=sys.stderr, flush=True)  # a long run's figures survive a stop
     return run
@@ -170,6 +188,10 @@ def main() -> None:
                   f"{run['seconds']:.1f} | {run['cpu']:.1f} | {run['server_cpu']:.1f} | {run['rows']:,} | "
                   f"{run['rows'] / triples:.3%} | {run['bytes'] / 1e6:.1f} | {run['fetched']['rounds']} | "
                   f"{run['fetched']['entities']:,} | {run['peak_mb']:,.0f} |")
+        for i, run in enumerate(runs):
+            print(f"\nrun {i}, queries and rows by template: " + ", ".join(
+                f"`{name}` {queries:,} / {rows:,}" for name, (queries, rows) in
+                sorted(run["by_template"].items(), key=lambda item: -item[1][1])))
         warm = runs[1:]
         if warm:
             print(f"\nwarm p50: {statistics.median(w['seconds'] for w in warm):.1f} s wall, "

@@ -87,16 +87,18 @@ class Adjacency:
         whole index; through an endpoint, a hub's."""
         return False
 
-    def sized(self, node: int) -> bool:
-        """Is it known whether ``node``'s links are read in part? Always on a whole index."""
-        return True
-
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``node``'s neighbours with their signed steps, sorted by (neighbour, step): at least
         those among ``others`` (sorted ids). The whole index gives them all."""
         nodes, steps = self.steps(node)
         order = np.lexsort((steps, nodes))
         return nodes[order], steps[order]
+
+    def middle_steps(self, x: int, o: int, s: int) -> list[tuple[int, int]] | None:
+        """The distinct signed step pairs (b, c), sorted, with x -b- y and o -c- y for some y other
+        than s, o and x, when the index answers them without x's and o's links; None: path search
+        finds them in those links (a whole index holds them all)."""
+        return None
 
     def id(self, entity: str) -> int | None:
         at = bisect_left(self.entities, entity)

@@ -3,10 +3,11 @@
 One VALUES batch of entities a query read every link of each: a batch holding a hub (a country
 with hundreds of thousands of in-links at 10M triples) answered more rows than Virtuoso gives (it
 cuts at 2^20 without saying so), and made the endpoint sort them all for every page. Knowing each
-entity's links per predicate and direction (``entity_link_degrees``, counted in the store), the
-entities are packed into batches whose links add up to at most the cap; an entity with more links
-than that is read a predicate and a direction at a time (``entity_in_links``, ``entity_out_links``),
-a predicate with more in slices of the cap, in a fixed order.
+entity's links (``entity_link_totals``, counted in the store), and per predicate and direction
+those of an entity with more than the cap (``entity_link_degrees``), the entities are packed into
+batches whose links add up to at most the cap; an entity with more links than that is read a
+predicate and a direction at a time (``entity_in_links``, ``entity_out_links``), a predicate with
+more in slices of the cap, in a fixed order.
 """
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from typing import Callable, Iterator
 Sizes = dict[tuple[str, str], int]  # (direction "in" or "out", predicate IRI) -> distinct links
 
 
-def plan(entities: list[str], sizes: dict[str, Sizes], cap: int, batch: int) -> Iterator[list[str] | tuple]:
+def plan(entities: list[str], links: Callable[[str], int], sizes: dict[str, Sizes], cap: int,
+         batch: int) -> Iterator[list[str] | tuple]:
     """The queries that read every link of ``entities``, in their order: a list of entities for one
     ``entity_links`` batch (at most ``batch`` of them, at most ``cap`` links in all), or
-    (entity, direction, predicate, links) for one predicate's links of a hub."""
-    for group in pack(entities, lambda entity: sum(sizes[entity].values()), cap, batch):
+    (entity, direction, predicate, links) for one predicate's links of a hub. ``links``: an
+    entity's links in all; ``sizes``: of an entity with more than ``cap``, its links per run."""
+    for group in pack(entities, links, cap, batch):
         if isinstance(group, list):
             yield group
         else:

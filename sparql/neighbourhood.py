@@ -5,12 +5,14 @@ A scenario reads:
 
 * the facts of its predicate (``predicate_facts``, paged like every SELECT);
 * the degrees G of their entities, when Eq. 1 popularity ranks the facts: counted in the store
-  (``entity_link_degrees``, a VALUES batch of entities a query), and of the middle nodes of
-  length-3 paths (hubs are not used there);
+  (``entity_link_totals``, a VALUES batch of entities a query, a row each), and of the middle
+  nodes of length-3 paths (hubs are not used there);
 * every link of the entities its samplers search, walk and screen, to depth t around the sampled
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop), in answers of at
-  most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_degrees``), and
-  a hub's are read a predicate at a time, in slices (``sparql.link_slices``);
+  most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_totals``; per
+  predicate and direction, ``entity_link_degrees``, only where there are more than ``ROW_CAP``, or
+  ``HUB_LINKS`` for a run's lookups), and a hub's are read a predicate at a time, in slices
+  (``sparql.link_slices``);
 * statistics aggregated in the store: the distinct subjects of the links of each predicate
   nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
   holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
@@ -29,8 +31,10 @@ slices of ``ROW_CAP`` is read in those slices instead (each draw's query sorts t
 as a slice does). Nearness reads of a hub only the runs it compares (``need_linked``,
 ``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
 only a hub's links to the nodes a path from the subject reaches (``links_among``,
-``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query), and of a hub in the
-middle of a length-3 path only its links to the object's neighbours. ``generators.neighbourhood``
+``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query); of a middle node of
+a length-3 path (x in s - x - y - o) path search reads no link: the store answers the distinct step
+pairs x -b- y -c- o (``middle_steps``, ``missing_middles``: ``middle_step_pairs``, a VALUES batch
+of (x, o, s) a query). ``generators.neighbourhood``
 generates, fetches what was missing, and generates again until a run misses nothing: that run
 read only whole neighbourhoods, so it made what the whole index makes.
 """
@@ -49,7 +53,7 @@ from .fetched_links import FetchedLinks
 from .link_slices import pack, plan
 from .profiles import BATCH, batched, content_predicates, stable_key
 from .store import Store
-from .terms import iri, is_schema_predicate
+from .terms import SCHEMA_NAMESPACES, iri, is_schema_predicate
 
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
@@ -73,6 +77,7 @@ class Neighbourhood(Adjacency):
     reverse_counter: object = None  # predicate -> {predicate IRI: count}, asked of the store
     runs_whole: frozenset = frozenset()  # (node, signed step): every link of that run was fetched
     run_sizes: dict | None = None  # entity -> {(side, predicate IRI): links}, counted in the store
+    link_totals: dict | None = None  # entity -> (links, links of content predicates), counted in the store
     picks: dict = field(default_factory=dict)  # (node, signed step, k) -> the run's k-th node
     missing: set = field(default_factory=set)  # entities whose links a lookup lacked
     missing_degrees: set = field(default_factory=set)  # entities whose degree a lookup lacked
@@ -83,12 +88,16 @@ class Neighbourhood(Adjacency):
     # (node, other) * |entities| as int64, sorted: every link between the two was fetched (pair links)
     pairs_whole: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     missing_pairs: set = field(default_factory=set)  # (hub, other entity) whose links a lookup lacked
+    # (middle, object, subject) names -> the signed step pairs the store answered (``middle_steps``)
+    middle_pairs: dict = field(default_factory=dict)
+    missing_middles: set = field(default_factory=set)  # (middle, object, subject) path search lacked
     _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
 
     @property
     def lacks_links(self) -> bool:
         """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
-        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs)
+        return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs
+                    or self.missing_middles)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -208,14 +217,27 @@ class Neighbourhood(Adjacency):
         if self.complete[node]:
             return False
         sizes = (self.run_sizes or {}).get(self.entities[node])
-        if sizes is None:
+        if sizes is not None:
+            return sum(sizes.values()) > HUB_LINKS
+        total = (self.link_totals or {}).get(self.entities[node])
+        if total is None:
             self.maybe_hubs.add(self.entities[node])
             return True
-        return sum(sizes.values()) > HUB_LINKS
+        return total[0] > HUB_LINKS
 
-    def sized(self, node: int) -> bool:
-        """Fetched whole, or its links counted in the store (``read_in_part`` then says for sure)."""
-        return bool(self.complete[node]) or self.entities[node] in (self.run_sizes or {})
+    def middle_steps(self, x: int, o: int, s: int) -> list[tuple[int, int]] | None:
+        """From x's and o's links when both were fetched whole, else as the store answered them
+        (``middle_step_pairs``): a middle node of a length-3 path is not read for them."""
+        if self.complete[x] and self.complete[o]:
+            return None
+        key = (self.entities[x], self.entities[o], self.entities[s])
+        pairs = self.middle_pairs.get(key)
+        if pairs is None:
+            # none until asked: fewer paths than the store's, so the round's path search goes at
+            # least as far along the middles as the whole index's, and notes every one it reads
+            self.missing_middles.add(key)
+            return []
+        return pairs
 
     def links_among(self, node: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index among ``others``: a link between node and another is among the
@@ -350,8 +372,10 @@ class NeighbourhoodReader:
         self.runs: set[tuple[str, str, str]] = set()  # (entity, side, predicate IRI) fetched whole
         self.picked: dict[tuple[str, str, str, int], str] = {}  # (entity, side, predicate, k) -> k-th node
         self.pairs: set[tuple[str, str]] = set()  # (hub, other): every link between the two fetched
+        self.middle_pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}  # see Neighbourhood.middle_steps
         self.degrees: dict[str, int] = {}
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
+        self.totals: dict[str, tuple[int, int]] = {}  # entity -> (links, links of content predicates)
         self._reverse: dict[str, dict[str, int]] = {}
         self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
         pid = self.pindex.get(predicate)
@@ -373,16 +397,18 @@ class NeighbourhoodReader:
         self.picked.update(((names[node], *index.side(step), k), names[other])
                            for (node, step, k), other in index.picks.items())
         self.sizes.update(index.run_sizes or {})
+        self.totals.update(index.link_totals or {})
         n = len(names)
         self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
+        self.middle_pairs.update(index.middle_pairs)
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
     def fetch_links(self, entities) -> int:
         """Every link of these entities (those not fetched yet); how many entities were new."""
         todo = sorted(set(entities) - self.complete)
-        self._count_links([e for e in todo if e not in self.sizes])
-        for query in plan(todo, self.sizes, ROW_CAP, BATCH):
+        self._count(todo, ROW_CAP)
+        for query in plan(todo, self._links, self.sizes, ROW_CAP, BATCH):
             if isinstance(query, list):
                 for row in self.store.select("entity_links", entities=[NamedNode(e) for e in query]):
                     self.rows += 1
@@ -424,10 +450,35 @@ class NeighbourhoodReader:
 
     def fetch_degrees(self, entities) -> int:
         todo = sorted(set(entities) - set(self.degrees))
-        self._count_links([e for e in todo if e not in self.sizes])
+        self._count_totals([e for e in todo if e not in self.sizes and e not in self.totals])
         for e in todo:
-            self.degrees[e] = sum(n for (_, q), n in self.sizes[e].items() if not is_schema_predicate(q))
+            self.degrees[e] = (sum(n for (_, q), n in self.sizes[e].items() if not is_schema_predicate(q))
+                               if e in self.sizes else self.totals[e][1])
         return len(todo)
+
+    def _links(self, entity: str) -> int:
+        """The entity's links in all, counted in the store (``_count``)."""
+        return sum(self.sizes[entity].values()) if entity in self.sizes else self.totals[entity][0]
+
+    def _count(self, entities, over: int) -> int:
+        """Each entity's links counted in the store, in all, and per direction and predicate where
+        there are more than ``over`` (a hub is read by run; a smaller entity whole, for which the
+        total is enough: a row an entity, not one per predicate); how many were newly counted."""
+        totals = sorted(e for e in set(entities) if e not in self.sizes and e not in self.totals)
+        self._count_totals(totals)
+        runs = sorted(e for e in set(entities) if e not in self.sizes and self.totals[e][0] > over)
+        self._count_links(runs)
+        return len(set(totals) | set(runs))
+
+    def _count_totals(self, entities: list[str]) -> None:
+        """Each entity's links in all and of content predicates, counted in the store, into ``totals``."""
+        schema = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
+        for batch in batched(entities, BATCH):
+            found = dict.fromkeys(batch, (0, 0))  # an entity without links has no row
+            for row in self.store.select("entity_link_totals", entities=[NamedNode(e) for e in batch], schema=schema):
+                self.rows += 1
+                found[row["e"].value] = (int(row["links"].value), int(row["content"].value))
+            self.totals.update(found)
 
     def _count_links(self, entities: list[str]) -> None:
         """Each entity's links per direction and predicate, counted in the store, into ``sizes``."""
@@ -450,12 +501,11 @@ class NeighbourhoodReader:
             picks.setdefault((entity, side, predicate), set()).add(k)
         parts = set(index.missing_runs) | set(picks)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
-        uncounted = sorted(asked - self.complete - set(self.sizes))
-        self._count_links(uncounted)
+        done = self._count(asked - self.complete, HUB_LINKS)
         # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
         # walks) would otherwise each cost a round more
-        small = {e for e in asked if e not in self.complete and sum(self.sizes[e].values()) <= HUB_LINKS}
-        done = len(uncounted) + self.fetch_links(set(index.missing) | small)
+        small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
+        done += self.fetch_links(set(index.missing) | small)
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
         made = Counter(key[:3] for key in self.picked)
@@ -475,6 +525,7 @@ class NeighbourhoodReader:
                 drawn += new
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
+        done += self.fetch_middle_pairs(index.missing_middles)
         for pick in sorted(drawn):
             done += self.pick(*pick)
         return done
@@ -511,6 +562,23 @@ class NeighbourhoodReader:
                 if pid is not None:
                     self.links.add(row["s"].value, pid, row["o"].value)
         self.pairs.update(todo)
+        return len(todo)
+
+    def fetch_middle_pairs(self, middles) -> int:
+        """For each (middle, object, subject) of path search not asked yet, the distinct signed step
+        pairs (b, c) with middle -b- y and object -c- y, y none of the three (``middle_step_pairs``,
+        a VALUES batch of them a query): the rows are step pairs, not the middle's links."""
+        todo = sorted(set(middles) - set(self.middle_pairs))
+        for batch in batched(todo, BATCH):
+            found: dict[tuple[str, str, str], set] = {key: set() for key in batch}
+            rows = [tuple(NamedNode(e) for e in key) for key in batch]
+            for row in self.store.select("middle_step_pairs", middles=rows):
+                self.rows += 1
+                b, c = self.pindex.get(row["b"].value), self.pindex.get(row["c"].value)
+                if b is not None and c is not None:  # a schema step is not in the index's paths
+                    found[(row["x"].value, row["o"].value, row["s"].value)].add(
+                        ((b + 1) * _SIGN[row["bway"].value], (c + 1) * _SIGN[row["cway"].value]))
+            self.middle_pairs.update((key, sorted(pairs)) for key, pairs in found.items())
         return len(todo)
 
     def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
@@ -577,9 +645,10 @@ class NeighbourhoodReader:
                               own_predicate=self.pindex.get(self.predicate, -1),
                               reverse_counter=self.reverse_counts,
                               runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
-                              run_sizes=self.sizes, pairs_whole=self._pair_codes(ids, place),
+                              run_sizes=self.sizes, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
-                                     for (e, side, q, k), other in self.picked.items()})
+                                     for (e, side, q, k), other in self.picked.items()},
+                              middle_pairs=self.middle_pairs)
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
 
@@ -588,6 +657,9 @@ class NeighbourhoodReader:
         n = np.int64(len(place))
         codes = [int(place[ids[e]]) * n + int(place[ids[x]]) for e, x in self.pairs if e in ids and x in ids]
         return np.unique(np.array(codes, dtype=np.int64))
+
+
+_SIGN = {"out": 1, "in": -1}  # a step's direction as the queries name it
 
 
 def slices(links: int) -> int:

@@ -2,10 +2,11 @@
 import io
 
 import pytest
+from pyoxigraph import Literal
 
 from factforge.sparql import profiles, templates
 from factforge.sparql.store import StoreError, open_store
-from factforge.sparql.terms import iri
+from factforge.sparql.terms import SCHEMA_NAMESPACES, iri
 
 BIRTH_PLACE = iri("dbo:birthPlace")
 ENTITIES = [iri(f"dbr:{name}") for name in [
@@ -56,6 +57,11 @@ def params_for(template, store):
         elif name == "pairs":  # Einstein died in Princeton; London and Adam Buxton: no link either way
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Albert_Einstein")),
                             (iri("dbr:London"), iri("dbr:Adam_Buxton"))]
+        elif name == "middles":  # Einstein died in Princeton, a borough as Belmar is; London: no link to Belmar
+            values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
+                            (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
+        elif name == "schema":
+            values[name] = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
         elif name == "facts":
             values[name] = [(iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:Princeton,_New_Jersey")),
                             (iri("dbr:Albert_Einstein"), iri("dbo:deathPlace"), iri("dbr:London"))]

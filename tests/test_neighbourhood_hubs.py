@@ -204,3 +204,55 @@ def test_walks_through_a_middle_hub_read_its_runs_in_slices_not_a_query_a_draw(t
         queries = [query for query, _ in proxy.answers
                    if any(words in query for words in RUN_QUERIES) and f"<{EX}Country>" in query and run in query]
         assert len(queries) <= links // CAP + 1, run  # at most the run's slices, however many draws
+
+
+# People born in cities, each at a school in a region the city is in: a path of length 3 from a
+# person to their birthplace runs through the school (school/locatedIn/^region). Each person also
+# likes a hobby of their own, with tags of its own: an ordinary middle node of path search that
+# meets nothing around the city. Schools, hobbies and tags hold fewer links than the hub size.
+SCHOOLS, REGIONS, TOWNS, PUPILS, TAGS = 6, 3, 12, 60, 8
+MIDDLES_KB = "".join(
+    [f"<{EX}Town{c}> <{EX}region> <{EX}Region{c % REGIONS}> .\n<{EX}Town{c}> <{RDF_TYPE.value}> <{EX}City> .\n"
+     for c in range(TOWNS)]
+    + [f"<{EX}School{k}> <{EX}locatedIn> <{EX}Region{k % REGIONS}> .\n" for k in range(SCHOOLS)]
+    + [f"<{EX}Pupil{j}> <{EX}birthPlace> <{EX}Town{j % TOWNS}> .\n<{EX}Pupil{j}> <{EX}school> <{EX}School{j % SCHOOLS}> .\n"
+       f"<{EX}Pupil{j}> <{EX}likes> <{EX}Hobby{j}> .\n<{EX}Pupil{j}> <{RDF_TYPE.value}> <{EX}Person> .\n"
+       + "".join(f"<{EX}Hobby{j}> <{EX}tag> <{EX}Tag{j}_{t}> .\n" for t in range(TAGS)) for j in range(PUPILS)])
+MIDDLES = dict(predicate=f"{EX}birthPlace", size=40, transparency=0.0, ambiguous="random_walk", max_path_length=3,
+               train_size=10, seed=6)
+# every query that reads links (whole entities, runs, slices, draws, pairs)
+READ_QUERIES = RUN_QUERIES + (load("entity_pair_links").body.split("$", 1)[0],)
+
+
+def test_length_three_paths_through_ordinary_middles_ask_the_store_for_step_pairs(tmp_path, fresh_cache,  # noqa: F811
+                                                                                    monkeypatch):
+    """Issue 17: path search reads, for each middle node x of a length-3 path (a neighbour of the
+    subject), which steps x -b- y -c- o meet the object. Through an endpoint those pairs are asked
+    of the store, not x's every link: the hobbies (a middle node of every pupil, meeting nothing)
+    are never read, and the scenario is the embedded one."""
+    here, there, proxy = generated_both_ways(tmp_path, monkeypatch, MIDDLES_KB, MIDDLES)
+    assert here == there
+    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # walks went through schools
+    reads = [query for query, _ in proxy.answers if any(words in query for words in READ_QUERIES)]
+    assert reads and not [query for query in reads if f"<{EX}Hobby" in query]
+
+
+def test_an_entitys_links_are_counted_in_one_row_where_only_their_total_is_used(tmp_path, fresh_cache,  # noqa: F811
+                                                                                monkeypatch):
+    """Issue 17: a middle node's degree (path search skips hubs) and an entity about to be read
+    whole (its links decide its batch) need how many links it has, not how many of each predicate
+    and direction: one row an entity, and the same degrees as the whole index's."""
+    with hub_kb(tmp_path, MIDDLES_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()),
+                                     f"{EX}birthPlace", degrees=False)
+        before = len(proxy.answers)
+        pupils, hobbies = [f"{EX}Pupil{j}" for j in range(10)], [f"{EX}Hobby{j}" for j in range(10)]
+        reader.fetch_degrees(hobbies + pupils)
+        reader.fetch_links([f"{EX}School{k}" for k in range(SCHOOLS)])
+        counted = [(query, rows) for query, rows in proxy.answers[before:] if not any(
+            words in query for words in READ_QUERIES)]
+        whole = build(local, use_table=False)
+    assert {e: reader.degrees[e] for e in hobbies + pupils} == {e: whole.degree(whole.id(e)) for e in hobbies + pupils}
+    assert {e: reader.degrees[e] for e in pupils} == dict.fromkeys(pupils, 3)  # rdf:type is not a link
+    assert reader.index().complete[[reader.index().id(f"{EX}School{k}") for k in range(SCHOOLS)]].all()
+    assert sum(rows for _, rows in counted) == len(hobbies + pupils) + SCHOOLS

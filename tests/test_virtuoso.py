@@ -94,7 +94,8 @@ def test_large_answers_are_read_whole(virtuoso, remote, dbpedia_store):
 @pytest.mark.parametrize("name", ["predicate_counts", "predicate_subject_types", "predicate_object_types",
                                   "class_hierarchy", "entity_degrees", "entity_types", "entity_labels",
                                   "predicate_mean_degree", "subject_facts", "predicate_summary", "typed_entity_count",
-                                  "declared_inverses", "fact_dates", "predicate_exists"])
+                                  "declared_inverses", "fact_dates", "predicate_exists", "middle_step_pairs",
+                                  "entity_link_totals"])
 def test_template_gives_identical_rows(name, remote, dbpedia_store):
     from factforge.sparql import templates
 

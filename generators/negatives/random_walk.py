@@ -45,11 +45,13 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
     ``skip`` is the signed step of the fact itself (s -p-> o), which is not a path to learn from.
     The neighbours of o are sorted once and looked up by binary search, so a hub at either end
     costs a log factor, not a scan per middle node; hubs (degree > ``HUB_DEGREE``) are not used as
-    middle nodes of length-3 paths, where a walk through them ends almost anywhere.
+    middle nodes of length-3 paths, where a walk through them ends almost anywhere. For a middle
+    node x the index may answer the step pairs x -b- y -c- o itself (``middle_steps``: through an
+    endpoint, the store), else they are found in x's links and o's.
     """
     found: set[tuple[int, ...]] = set()
     s_nodes, s_steps = _neighbourhood(index, s, memo)
-    # o's links are looked up only at s's neighbours and, for length 3, at a middle node's: of a
+    # o's links are looked up only at s's neighbours (length 3 asks the index for step pairs): of a
     # hub read through an endpoint, only those (its every link is most of what path search read)
     in_part = index.read_in_part(o)
     o_nodes, o_steps = index.links_among(o, unique(s_nodes)) if in_part else _neighbourhood(index, o, memo)
@@ -67,7 +69,6 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
         span = len(index.predicates) + 1  # signed steps lie in [-span, span]
         middles = unique(s_nodes)
         middles = middles[(middles != s) & (middles != o)]
-        o_around = unique(o_nodes)
         explored = 0
         for x in middles.tolist():
             if index.degree(x) > HUB_DEGREE:
@@ -75,33 +76,38 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
             explored += 1
             if explored > MAX_MIDDLE or len(found) > MAX_PATHS * 4:
                 break
-            if in_part:
-                if not index.sized(o) and index.read_in_part(x):
-                    continue  # o not counted yet: a round that drops its answer need not read a hub whole
-                x_nodes, x_steps = index.steps(x)
-                o_nodes, o_steps = index.links_among(o, unique(x_nodes))
-            elif index.read_in_part(x):  # a hub in the middle: only its links that meet o's count
-                x_nodes, x_steps = index.links_among(x, o_around)
-            else:
-                x_nodes, x_steps = index.steps(x)
-            hit = sorted_member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
-            if not hit.any():
-                continue
-            first = _steps_at(s_nodes, s_steps, x)
-            # Every (b, c) with x -b-> y and o -c-> y, gathered with array arithmetic: around a
-            # hub there are thousands of such y.
-            ys, bs = x_nodes[hit], x_steps[hit]
-            lo, hi = np.searchsorted(o_nodes, ys, "left"), np.searchsorted(o_nodes, ys, "right")
-            counts = hi - lo
-            offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-            cs = o_steps[np.repeat(lo, counts) + offsets].astype(np.int64)
-            # distinct (b, c) pairs as one int64 each: np.unique(axis=0) on the pairs was a large
-            # share of the path search's time on big KBs
-            pairs = unique((np.repeat(bs, counts).astype(np.int64) + span) * (2 * span + 1) + (cs + span))
-            for b, c in zip((pairs // (2 * span + 1) - span).tolist(), (pairs % (2 * span + 1) - span).tolist()):
-                for a in first:
-                    found.add((a, b, -c))
+            # through an endpoint the store answers the pairs: a middle node's every link is most of
+            # what path search would read, and only the steps that meet o's count
+            pairs = index.middle_steps(x, o, s)
+            if pairs is None:
+                pairs = _middle_steps(index, x, s, o, o_nodes, o_steps, span)
+            if pairs:
+                first = _steps_at(s_nodes, s_steps, x)
+                for b, c in pairs:
+                    for a in first:
+                        found.add((a, b, -c))
     return sorted(found, key=lambda path: (len(path), path))
+
+
+def _middle_steps(index, x: int, s: int, o: int, o_nodes: np.ndarray, o_steps: np.ndarray,
+                  span: int) -> list[tuple[int, int]]:
+    """The distinct signed step pairs (b, c), sorted, with x -b- y and o -c- y for some y other
+    than s, o and x, from x's links and o's (``o_nodes``, ``o_steps``: sorted by node)."""
+    x_nodes, x_steps = index.steps(x)
+    hit = sorted_member(x_nodes, o_nodes) & (x_nodes != s) & (x_nodes != o) & (x_nodes != x)
+    if not hit.any():
+        return []
+    # Every (b, c) with x -b-> y and o -c-> y, gathered with array arithmetic: around a hub there
+    # are thousands of such y.
+    ys, bs = x_nodes[hit], x_steps[hit]
+    lo, hi = np.searchsorted(o_nodes, ys, "left"), np.searchsorted(o_nodes, ys, "right")
+    counts = hi - lo
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    cs = o_steps[np.repeat(lo, counts) + offsets].astype(np.int64)
+    # distinct (b, c) pairs as one int64 each: np.unique(axis=0) on the pairs was a large share of
+    # the path search's time on big KBs
+    pairs = unique((np.repeat(bs, counts).astype(np.int64) + span) * (2 * span + 1) + (cs + span))
+    return list(zip((pairs // (2 * span + 1) - span).tolist(), (pairs % (2 * span + 1) - span).tolist()))
 
 
 def _neighbourhood(index, node: int, memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
