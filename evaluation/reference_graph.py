@@ -43,9 +43,18 @@ class Reference(ReferenceKB):
 
     @cached_property
     def degree(self) -> np.ndarray:
-        """Links of each node in R, in and out (the README's degree G, after removal)."""
+        """Links of each node in R, in and out (the README's degree G, after removal). Of a node a
+        neighbourhood holds in part, its degree counted in the store less the links R lacks there:
+        the index holds every triple taken out of R around it (``NeighbourhoodReader.fetch_for_audit``)."""
         src, _, dst = self.links
-        return (np.bincount(src, minlength=self.n) + np.bincount(dst, minlength=self.n)).astype(np.int64)
+        degree = (np.bincount(src, minlength=self.n) + np.bincount(dst, minlength=self.n)).astype(np.int64)
+        index = self.index
+        if isinstance(index, Neighbourhood):
+            counted = ~index.complete & (index.known_degree >= 0)
+            gone = ~self.keep
+            lost = np.bincount(index.src[gone], minlength=self.n) + np.bincount(index.dst[gone], minlength=self.n)
+            degree[counted] = index.known_degree[counted] - lost[counted]
+        return degree
 
     @cached_property
     def steps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ import time
 
 from factforge.sparql.neighbourhood import NeighbourhoodReader
 
+from .restatements import restatements
 from .spec import ScenarioSpec, SpecError
 
 
@@ -45,9 +46,12 @@ def generate_around(store, spec: ScenarioSpec, generate):
             break
         if not reader.fetch(index):
             raise RuntimeError("neighbourhood generation lacked links it had already fetched")  # a bug
-    # The audit reads R around every entity of the scenario (degrees, direct links): fetched too.
-    if reader.fetch_links({e for item in scenario.facts for e in item.fact.pair}):
-        scenario.index = reader.index()
+    # The final checks read only the predicate's facts, fetched whole. The shortcut audit reads of R
+    # each fact's ends' degrees and their direct links (its type baseline asks the store): those,
+    # and R's removed triples and the facts' statement nodes, which the audit takes out of R.
+    triples = [item.fact.triple for item in scenario.facts]
+    reader.fetch_for_audit(triples, set(scenario.removed) | restatements(store, triples))
+    scenario.index = reader.index()
     scenario.fetched = {"rounds": rounds, "rows": reader.rows, "entities": len(reader.complete),
                         "links": len(reader.links), "seconds": round(time.perf_counter() - started, 3)}
     return scenario

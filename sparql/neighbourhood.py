@@ -581,6 +581,29 @@ class NeighbourhoodReader:
             self.middle_pairs.update((key, sorted(pairs)) for key, pairs in found.items())
         return len(todo)
 
+    def fetch_for_audit(self, facts, masked) -> int:
+        """What the shortcut audit reads of R around ``facts`` ((s, p, o) strings), and no more: the
+        degree of each end, counted in the store, and the links between each fact's two ends
+        (``fetch_pairs``): a hub of the scenario is counted, not read whole. R's degree of an end
+        not fetched whole is its count less the links R lacks there (``Reference.degree``), so
+        ``masked``, the KB triples the audit takes out of R (removed ones, statement nodes of the
+        facts), are added as links. Each end is named in the index even with no link fetched, so
+        that its count is found. How many entities were counted and pairs fetched."""
+        ends = sorted({e for s, _, o in facts for e in (s, o)})
+        done = self.fetch_degrees(ends)
+        done += self.fetch_pairs({(s, o) for s, _, o in facts if s != o})
+        for e in ends:
+            self.links.number(e)
+        self.add_links(masked)
+        return done
+
+    def add_links(self, triples) -> None:
+        """KB triples another query read (entity links among them: content predicates, no literal object)."""
+        for s, p, o in triples:
+            pid = self.pindex.get(p)
+            if pid is not None and not o.startswith('"'):
+                self.links.add(s, pid, o)
+
     def pick(self, entity: str, side: str, predicate: str, k: int) -> int:
         """The k-th node (in IRI order) of one predicate's links of a hub in one direction, alone:
         what a walk drew there. 1 when found; when the run ended before k (the KB changed since

@@ -550,12 +550,15 @@ def _row(binding: dict) -> Row:
 def _blank(label: str) -> ox.BlankNode:
     """A blank node of an answer. Virtuoso labels them ``nodeID://b10000``, which is no valid blank
     node label (a ValueError took down every command on a KB with blank nodes); such a label becomes
-    ``x-`` and its UTF-8 bytes in hex, so distinct labels stay distinct (a server whose own valid
-    labels looked like that, beside invalid ones, could make two the same; none seen does)."""
+    ``0x`` and its UTF-8 bytes in hex, so distinct labels stay distinct (a server whose own valid
+    labels looked like that, beside invalid ones, could make two the same; none seen does). Led by
+    a digit, it sorts before every IRI (whose scheme starts with a letter), where the embedded
+    store's hex labels sort: the neighbourhood index numbers blank nodes first, as the store's
+    ordered slices of a run give them (``entity_in_links``)."""
     try:
         return ox.BlankNode(label)
     except ValueError:
-        return ox.BlankNode("x-" + label.encode().hex())
+        return ox.BlankNode("0x" + label.encode().hex())
 
 
 def _term(value: dict):

@@ -111,6 +111,13 @@ def _is_plain_local(local: str) -> bool:
     return bool(local) and re.fullmatch(r"[A-Za-z_][\w.\-]*", local) is not None and not local.endswith(".")
 
 
+def is_blank_name(value: str) -> bool:
+    """Does an index entity's name (its term's value) name a blank node? An IRI is absolute, so it
+    holds its scheme's ":"; a blank node label cannot (N-Triples' BLANK_NODE_LABEL), nor can the
+    labels given to Virtuoso's blank nodes (``remote._blank``)."""
+    return ":" not in value
+
+
 def is_schema_predicate(predicate: str) -> bool:
     return predicate.startswith(SCHEMA_NAMESPACES)
 

@@ -4,6 +4,7 @@ triples one VALUES batch holding a country returned more rows than Virtuoso give
 state's ``dbo:country``, is such a hub; the scenario is still the embedded store's, byte for byte."""
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 
 from conftest import OxigraphServer, SparqlProxy, served_demo_kb, store_from_text
@@ -256,3 +257,27 @@ def test_an_entitys_links_are_counted_in_one_row_where_only_their_total_is_used(
     assert {e: reader.degrees[e] for e in pupils} == dict.fromkeys(pupils, 3)  # rdf:type is not a link
     assert reader.index().complete[[reader.index().id(f"{EX}School{k}") for k in range(SCHOOLS)]].all()
     assert sum(rows for _, rows in counted) == len(hobbies + pupils) + SCHOOLS
+
+
+# As WALKED_KB, and many things are near some cities: those cities are hubs that are objects of
+# the scenario's facts, and the audit reads their degree and their direct links to the people born there.
+KNOWN, NEARED = 60, tuple(range(0, CITIES, 3))
+HUB_FACT_KB = WALKED_KB + "".join(f"<{EX}Thing{c}_{k}> <{EX}near> <{EX}City{c}> .\n"
+                                  for c in NEARED for k in range(KNOWN))
+
+
+def test_the_audit_of_facts_about_hubs_reads_their_degrees_and_pair_links_not_the_hubs(tmp_path, fresh_cache,  # noqa: F811
+                                                                                      monkeypatch):
+    """Issue 17: the shortcut audit in the manifest reads, of a scenario entity, its degree in R and
+    its direct links to the other end of its facts: a city many things are near is counted and
+    asked by pair, not read whole, and the manifest (audit figures included) is the embedded store's."""
+    here, there, proxy = generated_both_ways(tmp_path, monkeypatch, HUB_FACT_KB, WALK)
+    facts = (here["test.tsv"] + here["train.tsv"]).decode()
+    hubs = [c for c in NEARED if f"\t{EX}City{c}\t" in facts]
+    assert len(hubs) >= 5  # facts about hubs
+    assert here == there
+    assert json.loads(here["manifest.json"])["audit"]["baselines"]["degree"]["auroc"] is not None  # degrees read
+    queries = RUN_QUERIES + (load("entity_pair_links").body.split("$", 1)[0],)
+    rows = sum(rows for query, rows in proxy.answers if any(words in query for words in queries)
+               and any(f"<{EX}City{c}>" in query for c in hubs))
+    assert rows < KNOWN * len(hubs)

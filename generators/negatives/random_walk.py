@@ -23,6 +23,7 @@ from itertools import islice
 import numpy as np
 
 from factforge.sparql.scan import unique
+from factforge.sparql.terms import is_blank_name
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
@@ -150,6 +151,11 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
                 continue
             went, reached = index.walk_step(nodes[moving], steps[pending[moving], k], rng)
             alive[moving[~went]] = False
+            # a walk that draws a blank node dead-ends there: through an endpoint no query can name
+            # it to take the next step (its label holds for one answer), and no false fact can
+            # name it; the draw itself is the same on every backend (blank nodes first in a run)
+            named = np.array([not is_blank_name(index.entities[n]) for n in reached.tolist()], dtype=bool)
+            alive[moving[went][~named]] = False
             nodes[moving[went]] = reached
         done = alive & ~np.isin(nodes, avoid)
         for i, node in zip(pending[done].tolist(), nodes[done].tolist()):
