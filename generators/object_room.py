@@ -64,6 +64,13 @@ class Room:
         self._screen(subjects, o)
         return sum(self._screens[(s, o)] and self._type_fits(s, o) for s in subjects)
 
+    def takes(self, s: str, o: str) -> bool:
+        """Does the chosen subject ``s`` count in the room of ``o``: one term of ``of``'s sum."""
+        if s not in self.own:
+            return False
+        self._screen([s], o)
+        return self._screens[(s, o)] and self._type_fits(s, o)
+
     def of_after(self, o: str, added: Fact, removed: Fact) -> int:
         """The room of ``o`` were ``added`` chosen instead of ``removed``."""
         self.add(added)
@@ -161,12 +168,17 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
         del chosen[out]
         chosen.append(fact)
         swapped += 1
+        # a swap changes the rooms only through the two subjects it touches: updated by their
+        # terms, not recounted over every subject for every object (that was quadratic per swap)
+        touched = {gone.s, fact.s}
+        before = {o: sum(room.takes(s, o) for s in touched) for o in rooms}
         room.remove(gone)
         room.add(fact)
         objects[gone.o] -= 1
         objects[fact.o] += 1
         objects = +objects
-        rooms = {o: room.of(o) for o in objects}
+        rooms = {o: rooms[o] - before[o] + sum(room.takes(s, o) for s in touched) if o in rooms else room.of(o)
+                 for o in objects}
     unmatched = {o: (round(objects[o] * ratio, 2), rooms[o]) for o in objects if objects[o] * ratio > rooms[o]}
     if one_each and ratio <= 1:  # what a subject per false fact leaves owed: its room is what gets paid
         for o, left in room.unpaid(objects, ratio).items():
