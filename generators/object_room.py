@@ -48,6 +48,13 @@ class Room:
         self.own: dict[str, Counter] = {}  # the chosen true objects of each subject
         self._screens: dict[tuple[str, str], bool] = {}
         self._typed: dict[tuple[str, str], bool] = {}
+        # ``unpaid`` asks every chosen subject about every owed object after each swap: screened
+        # once per pair (every subject of _screened_subjects against every object of _columns),
+        # and each subject's answers kept as a row over the objects' columns while its chosen
+        # objects (which the type check reads) stay the same
+        self._columns: dict[str, int] = {}
+        self._screened_subjects: set[str] = set()
+        self._rows: dict[str, tuple[frozenset, np.ndarray]] = {}
 
     def add(self, fact: Fact) -> None:
         self.own.setdefault(fact.s, Counter())[fact.o] += 1
@@ -63,6 +70,13 @@ class Room:
         subjects = list(self.own)
         self._screen(subjects, o)
         return sum(self._screens[(s, o)] and self._type_fits(s, o) for s in subjects)
+
+    def takes(self, s: str, o: str) -> bool:
+        """Does the chosen subject ``s`` count in the room of ``o``: one term of ``of``'s sum."""
+        if s not in self.own:
+            return False
+        self._screen([s], o)
+        return self._screens[(s, o)] and self._type_fits(s, o)
 
     def of_after(self, o: str, added: Fact, removed: Fact) -> int:
         """The room of ``o`` were ``added`` chosen instead of ``removed``."""
@@ -81,27 +95,68 @@ class Room:
         may need more. On CoDEx's religions, atheism and Catholicism are taken only by the
         subjects of a few other religions, too few for both."""
         names = sorted(objects)
-        for o in names:
-            self.of(o)  # screens every chosen subject against o, once
-        spare = {i: int(np.ceil(objects[o] * ratio - 1e-9)) for i, o in enumerate(names)}
+        self._screen_all(names)
+        cols = np.fromiter((self._columns[o] for o in names), dtype=np.int64, count=len(names))
+        position = {o: i for i, o in enumerate(names)}
+        taken: dict[str, np.ndarray] = {}  # subject -> positions in names of the objects it may take
+        for s, own in self.own.items():
+            mask = self._row(s)[cols]
+            for o in own:
+                if o in position:
+                    mask[position[o]] = False
+            taken[s] = np.flatnonzero(mask)
+        left = np.array([int(np.ceil(objects[o] * ratio - 1e-9)) for o in names], dtype=np.int64)
         sources = [(s, o) for s, own in self.own.items() for o, count in own.items() for _ in range(count)]
-        lines = [[i for i, o in enumerate(names) if o not in self.own[s] and self._screens[(s, o)]
-                  and self._type_fits(s, o)] for s, _ in sources]
+        lines = _Lines([taken[s] for s, _ in sources])
         held: dict[int, int] = {}
 
         def fits(k: int, i: int) -> bool:  # a subject with two chosen facts takes an object once
-            return not any(held.get(j) == i for j in by_subject[sources[k][0]] if j != k)
+            mates = by_subject[sources[k][0]]
+            return len(mates) == 1 or not any(held.get(j) == i for j in mates if j != k)
 
         by_subject: dict[str, list[int]] = {}
         for k, (s, _) in enumerate(sources):
             by_subject.setdefault(s, []).append(k)
-        for k, line in enumerate(lines):  # most spare first: few sources are then left to the trades
-            best = max((i for i in line if spare[i] > 0 and fits(k, i)), key=lambda i: (spare[i], -i), default=None)
-            if best is not None:
+        for k, (s, _) in enumerate(sources):  # most spare first: few sources are then left to the trades
+            line = taken[s]
+            line = line[left[line] > 0]
+            if len(by_subject[s]) > 1:
+                line = line[~np.isin(line, [held[j] for j in by_subject[s] if j != k and j in held])]
+            if line.size:
+                most = left[line]
+                best = int(line[most == most.max()].min())  # the most spare, the first name on a tie
                 held[k] = best
-                spare[best] -= 1
+                left[best] -= 1
+        spare = dict(enumerate(left.tolist()))
         augment([k for k in range(len(sources)) if k not in held], lines, held, spare, fits, len(sources))
-        return Counter({names[i]: left for i, left in spare.items() if left > 0})
+        return Counter({names[i]: n for i, n in spare.items() if n > 0})
+
+    def _screen_all(self, names: list[str]) -> None:
+        """Every chosen subject screened against every object of ``names``, each pair once."""
+        fresh = [o for o in names if o not in self._columns]
+        newcomers = [s for s in self.own if s not in self._screened_subjects]
+        for o in self._columns:  # newcomers against the objects known so far
+            if newcomers:
+                self._screen(newcomers, o)
+        self._screened_subjects.update(newcomers)
+        everyone = list(self._screened_subjects)
+        for o in fresh:
+            self._screen(everyone, o)
+            self._columns[o] = len(self._columns)
+
+    def _row(self, s: str) -> np.ndarray:
+        """May ``s`` take each object of ``_columns``, as ``of`` counts it (screen and type check)."""
+        key = frozenset(self.own[s])
+        known = self._rows.get(s)
+        if known is not None and known[0] == key and known[1].size == len(self._columns):
+            return known[1]
+        start = known[1].size if known is not None and known[0] == key else 0
+        objects = list(self._columns)[start:]
+        more = np.fromiter((self._screens[(s, o)] and self._type_fits(s, o) for o in objects), dtype=bool,
+                           count=len(objects))
+        row = np.concatenate([known[1], more]) if start else more
+        self._rows[s] = key, row
+        return row
 
     def _type_fits(self, s: str, o: str) -> bool:
         for true_object in self.own[s]:
@@ -112,17 +167,37 @@ class Room:
         return False
 
     def _screen(self, subjects: list[str], o: str) -> None:
-        todo = [s for s in subjects if (s, o) not in self._screens]
+        self.screen_pairs([(s, o) for s in subjects])
+
+    def screen_pairs(self, pairs: list[tuple[str, str]]) -> None:
+        """Screen the (subject, object) pairs not screened yet, in one call of the id screens."""
+        todo = [pair for pair in pairs if pair not in self._screens]
         if not todo:
             return
         node = self.context.kb.node
-        s_ids = np.fromiter((node(s) for s in todo), dtype=np.int64, count=len(todo))
-        o_id = node(o)
-        inside = (s_ids >= 0) & (o_id >= 0)
-        refused = np.array([s == o for s in todo], dtype=bool)
+        s_ids = np.fromiter((node(s) for s, _ in todo), dtype=np.int64, count=len(todo))
+        o_ids = np.fromiter((node(o) for _, o in todo), dtype=np.int64, count=len(todo))
+        inside = (s_ids >= 0) & (o_ids >= 0)
+        refused = np.array([s == o for s, o in todo], dtype=bool)
         if inside.any():
-            refused[inside] |= self.context.refuses(s_ids[inside], np.full(int(inside.sum()), o_id))
-        self._screens.update(zip(((s, o) for s in todo), (~refused).tolist()))
+            refused[inside] |= self.context.refuses(s_ids[inside], o_ids[inside])
+        self._screens.update(zip(todo, (~refused).tolist()))
+
+
+class _Lines:
+    """Each source's objects as a list, made when the trades first read it (most are never read)."""
+
+    def __init__(self, arrays: list[np.ndarray]):
+        self._arrays = arrays
+        self._lists: dict[int, list[int]] = {}
+
+    def __getitem__(self, k: int) -> list[int]:
+        if k not in self._lists:
+            self._lists[k] = self._arrays[k].tolist()
+        return self._lists[k]
+
+    def __len__(self) -> int:
+        return len(self._arrays)
 
 
 def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, one_each: bool = False) -> Matched:
@@ -161,12 +236,19 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
         del chosen[out]
         chosen.append(fact)
         swapped += 1
+        # a swap changes the rooms only through the two subjects it touches: updated by their
+        # terms, not recounted over every subject for every object (that was quadratic per swap)
+        touched = {gone.s, fact.s}
+        room.screen_pairs([(s, o) for s in touched for o in rooms])
+        before = {o: sum(room.takes(s, o) for s in touched) for o in rooms}
         room.remove(gone)
         room.add(fact)
+        room.screen_pairs([(s, o) for s in touched for o in objects])
         objects[gone.o] -= 1
         objects[fact.o] += 1
         objects = +objects
-        rooms = {o: room.of(o) for o in objects}
+        rooms = {o: rooms[o] - before[o] + sum(room.takes(s, o) for s in touched) if o in rooms else room.of(o)
+                 for o in objects}
     unmatched = {o: (round(objects[o] * ratio, 2), rooms[o]) for o in objects if objects[o] * ratio > rooms[o]}
     if one_each and ratio <= 1:  # what a subject per false fact leaves owed: its room is what gets paid
         for o, left in room.unpaid(objects, ratio).items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-MAX_VISITS = 2000  # sources searched per source left over: bounds a search on a big KB
+MAX_VISITS = 2000  # sources searched per source left over (those known to end nowhere not counted): bounds a search on a big KB
 
 
 def augment(left_over: Sequence[int], lines: Sequence[Sequence[int]], held: dict[int, int],
@@ -24,9 +24,15 @@ def augment(left_over: Sequence[int], lines: Sequence[Sequence[int]], held: dict
     holders: dict[int, list[int]] = {}
     for source, o in held.items():
         holders.setdefault(o, []).append(source)
+    # Sources a search went through to its end without finding an object with room: until a trade
+    # changes who holds what, a chain through them cannot end either, so later searches skip them
+    # (else every source left over repeats the same vain search, which is most of the time on a big KB).
+    dead: set[int] = set()
     for start in left_over:
         if wanted <= 0:
             break
+        if start in dead:
+            continue
         via: dict[int, tuple[int, int]] = {start: (-1, -1)}  # source -> (the source that wants its object, that object)
         queue, end = deque([start]), None
         while queue and end is None and len(via) <= MAX_VISITS:
@@ -38,11 +44,14 @@ def augment(left_over: Sequence[int], lines: Sequence[Sequence[int]], held: dict
                     end = source, o
                     break
                 for other in holders.get(o, ()):
-                    if other not in via:
+                    if other not in via and other not in dead:
                         via[other] = source, o
                         queue.append(other)
         if end is None:
+            if not queue:  # searched to the end, not cut by MAX_VISITS
+                dead.update(via)
             continue
+        dead.clear()
         source, o = end
         spare[o] -= 1
         while source != -1:  # each source on the chain moves to the object it found
