@@ -212,19 +212,6 @@ def predicate_profile(store: Store, predicate: str, *, degree: bool = True) -> d
     return _endpoint_profile(store, target, degree=degree)
 
 
-def restating_links(store: Store, predicate: str) -> dict[str, tuple[int, int]]:
-    """By other predicate q: (links s q o of p's subjects to non-literals, how many of them end at
-    one of s's own objects of p), cached by fingerprint."""
-    target = known_predicate(store, predicate)
-
-    def compute() -> dict[str, list[int]]:
-        return {row["q"].value: [int(row["links"].value), int(row["restated"].value)]
-                for row in store.select("predicate_restating_links", predicate=iri(target))}
-
-    found = StatsCache(store).get_or_compute(f"restating-links-{stable_key(target)}", compute)
-    return {q: (links, restated) for q, (links, restated) in found.items()}
-
-
 def degree_predicates(store: Store) -> list:
     """The predicates whose links count towards an entity's degree."""
     return [iri(p["predicate"]) for p in predicate_profiles(store) if not p["schema"]]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import DBPEDIA_NT, store_from_text
-from factforge.generators.facts import Fact, Negative
+from factforge.generators.facts import Fact
 from factforge.generators.negatives import NegativeContext, sampler
 from factforge.generators.negatives.nearness import sorted_member
 from factforge.generators.positives import NotEnoughFacts
@@ -681,11 +681,8 @@ def test_lcwa_screens_a_hubs_refused_candidates_without_making_them(tmp_path, mo
     so p(resident, born, hub) is in the KB. Refused one by one, each was made and checked by
     ``acceptable`` (about a hundred per false fact drawn: large scenarios did not finish);
     the id screens refuse them by the window, and only what they let through is made and checked."""
-    from factforge.generators.negatives import base, lcwa as lcwa_module
+    from factforge.generators.negatives import base
 
-    # nearly every resident was born in the hub, so ``lives`` restates ``born`` and LCWA would take
-    # no candidate through it at all: that rule is set aside here, where the screens are the subject
-    monkeypatch.setattr(lcwa_module, "RESTATED_SHARE", 1.01)
     people, rare = 3000, 100
     context, counts = _hub_context(tmp_path, monkeypatch, _hub_kb(people, elsewhere=rare))
     checked = context.acceptable
@@ -951,26 +948,3 @@ def test_a_scenario_says_when_subjects_are_false_more_or_less_often_than_true(co
     balanced = generate(codex_store, ScenarioSpec(WD + "P17", size=100, transparency=1.0, seed=0))
     assert _subject_balance(balanced.test) == (0, 0)
     assert "false_subjects" not in balanced.summary and "false_subjects" not in balanced.manifest()
-
-
-def test_lcwa_takes_no_candidate_through_a_predicate_that_restates_p(tmp_path):
-    """25 people born in a city have that city as their nationality too: nationality restates born
-    for p's subjects (25 of its 26 links end at a born-object of theirs). Zoe, born in c1, has c2 as
-    nationality and died in c3: LCWA's local closed world is weakest where the other predicate
-    nearly always restates p, as c2 is then more likely a birthplace the KB lacks than a false one
-    (DBpedia50's birthPlace through nationality, docs/performance.md). So c2 is no neighbour-made
-    candidate (the range fallback may still offer it, as any object of p), c3 through died is, and
-    the query path's post-filter refuses a candidate through nationality as the numpy path does."""
-    people = "".join(f"ex:p{i} a ex:Person ; ex:born ex:c{i} ; ex:nationality ex:c{i} .\n" for i in range(25))
-    cities = "".join(f"ex:c{i} a ex:City .\n" for i in range(25))
-    store = store_from_text(tmp_path, "restating.ttl", PLACES_KB + cities + people
-                            + "ex:zoe a ex:Person ; ex:born ex:c1 ; ex:nationality ex:c2 ; ex:died ex:c3 .\n")
-    spec = ScenarioSpec(BORN, size=4, transparency=0.0, ambiguous="lcwa", seed=0)
-    context = NegativeContext.build(store, spec, adjacency(store), set(profiles.predicate_facts(store, BORN)))
-    lcwa = sampler("lcwa")
-    found = {(n.fact.o, n.detail.get("via")) for n in lcwa.candidates(context, [Fact(EX + "zoe", BORN, EX + "c1")])}
-    assert (EX + "c3", EX + "died") in found
-    assert not any(via == EX + "nationality" for _, via in found)
-    through = Negative(Fact(EX + "zoe", BORN, EX + "c2"), "lcwa", Fact(EX + "zoe", BORN, EX + "c1"),
-                       {"side": "object", "via": EX + "nationality"})
-    assert not lcwa.post_filter(context, through)

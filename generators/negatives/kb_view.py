@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from factforge.sparql import profiles
 from factforge.sparql.adjacency import Adjacency
 from factforge.sparql.store import Store
 
@@ -24,7 +23,6 @@ class KBView:
     _objects: np.ndarray | None = None  # by entity id: is the object of a p-fact
     _nodes: dict[str, int] = field(default_factory=dict)
     _pair_codes: np.ndarray | None = None  # kb_pairs as sorted s * |entities| + o (index ids)
-    _restating: dict[tuple, frozenset[str]] = field(default_factory=dict)  # by (share, least)
 
     @property
     def subjects_mask(self) -> np.ndarray:
@@ -49,16 +47,6 @@ class KBView:
         if pid is not None:
             mask[ends[index.pred == pid]] = True
         return mask
-
-    def restating(self, share: float, least: int) -> frozenset[str]:
-        """The other predicates whose links from p's subjects end at one of the subject's own
-        p-objects in at least ``share`` of at least ``least`` links: read by a query
-        (``profiles.restating_links``), as an index read around a scenario holds a part of them."""
-        key = (share, least)
-        if key not in self._restating:
-            self._restating[key] = frozenset(q for q, (links, restated) in profiles.restating_links(
-                self.store, self.predicate).items() if links >= least and restated >= share * links)
-        return self._restating[key]
 
     def in_kb(self, fact: Fact) -> bool:
         if fact.p == self.predicate:

@@ -7,9 +7,7 @@ The alternative predicate p' is kept as provenance: the share of the most freque
 paper's "location drift".
 
 The closed-world assumption is local to the *subject of the false fact*: its p-facts are taken as
-complete, so that subject must have p-facts in the KB. It is weakest where p' nearly always
-restates p (``RESTATED_SHARE``: on DBpedia a person's nationality is nearly always one of their
-birthplaces too), so no candidate comes through such a p'. On the object side that is s itself; on
+complete, so that subject must have p-facts in the KB. On the object side that is s itself; on
 the subject side s' must have p-facts of its own. Without that, "X died in London" would make
 "X was born in London" false for a person whose birthplace the KB does not know at all; on
 DBpedia50, with a fifth of birthPlace held out, such candidates were often true (docs/performance.md).
@@ -65,10 +63,6 @@ EXTRA_BATCH = 500
 SCAN_PER_FALSE_FACT = 50
 RANGE_CHUNK = 64  # fallback objects per source offered to one round-robin pass
 FALLBACK = "o' from the predicate's observed range (objects of its facts), not from s's neighbours"
-# A predicate p' whose links from p's subjects end at one of their p-objects this often (over at
-# least so many links) restates p: a p'-object that is not a known p-object is then as likely a
-# p-fact the KB lacks as a false one, and LCWA takes no candidate through p'.
-RESTATED_SHARE, RESTATED_LINKS = 0.8, 20
 
 
 class LocalClosedWorld(NegativeSampler):
@@ -297,8 +291,7 @@ class LocalClosedWorld(NegativeSampler):
         return found
 
     def post_filter(self, context: NegativeContext, negative: Negative) -> bool:
-        return (negative.detail.get("via") not in _restating(context) and _type_ok(context, negative)
-                and context.post_filter(negative.fact))
+        return _type_ok(context, negative) and context.post_filter(negative.fact)
 
     def _from(self, context: NegativeContext, sources: list[Fact], n: int, rng,
               balance: ObjectBalance | None = None, most=None) -> list[Negative]:
@@ -310,15 +303,13 @@ class LocalClosedWorld(NegativeSampler):
         """Each source's type-consistent candidates, object side first, each side in link order."""
         index, kb = context.kb.adjacency, context.kb
         p = index.pindex.get(context.predicate)
-        skip = np.array([*([] if p is None else [p]), *(index.pindex[q] for q in sorted(_restating(context))
-                                                       if q in index.pindex)], dtype=np.int64)
-        outs = [_links(index.out, index.id(f.s), skip) if "object" in sides else None for f in sources]
+        outs = [_links(index.out, index.id(f.s), p) if "object" in sides else None for f in sources]
         ins: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by object: its in-links from subjects of p
         if "subject" in sides:
             for f in sources:
                 oi = index.id(f.o)
                 if oi is not None and oi not in ins:
-                    nodes, preds = _links(index.inbound, oi, skip)
+                    nodes, preds = _links(index.inbound, oi, p)
                     keep = kb.subjects_mask[nodes]
                     ins[oi] = nodes[keep], preds[keep]
         subjects = unique(np.concatenate([nodes for nodes, _ in ins.values()] or [np.zeros(0, np.int32)]))
@@ -402,18 +393,12 @@ class SourceCandidates(Sequence):
 _EMPTY = (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, bool))
 
 
-def _restating(context: NegativeContext) -> frozenset[str]:
-    """The predicates LCWA takes no candidate through (``RESTATED_SHARE``)."""
-    return context.kb.restating(RESTATED_SHARE, RESTATED_LINKS)
-
-
-def _links(view, node: int | None, skip: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """A node's links in one direction through predicates other than those of ``skip`` (p, and
-    those that restate it)."""
+def _links(view, node: int | None, p: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """A node's links in one direction through predicates other than p."""
     if node is None:
         return np.zeros(0, np.int32), np.zeros(0, np.int32)
     nodes, preds = view(node)
-    keep = ~np.isin(preds, skip)
+    keep = preds != p
     return nodes[keep], preds[keep]
 
 
