@@ -281,3 +281,26 @@ def test_the_audit_of_facts_about_hubs_reads_their_degrees_and_pair_links_not_th
     rows = sum(rows for query, rows in proxy.answers if any(words in query for words in queries)
                and any(f"<{EX}City{c}>" in query for c in hubs))
     assert rows < KNOWN * len(hubs)
+
+
+# As MIDDLES_KB, and each pupil knows a friend the KB gives no IRI (a blank node) who lives in a
+# region: a middle node of the pupil's length-3 path search that no query can name.
+BLANK_MIDDLES_KB = MIDDLES_KB + "".join(
+    f"<{EX}Pupil{j}> <{EX}knows> _:friend{j} .\n_:friend{j} <{EX}livesIn> <{EX}Region{j % REGIONS}> .\n"
+    for j in range(PUPILS))
+
+
+def test_length_three_path_search_passes_over_a_blank_middle_node(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a blank node cannot be named in a query, so path search does not take one as the
+    middle node of a length-3 path (through an endpoint, asking its step pairs failed: "No scheme
+    found in an absolute IRI"), on every backend alike: the endpoint's scenario is the embedded one."""
+    here, there, _ = generated_both_ways(tmp_path, monkeypatch, BLANK_MIDDLES_KB, MIDDLES)
+    assert here == there
+    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # the named middles still serve
+    # the whole index has the path through the friend; path search does not take it
+    index = build(store_from_text(tmp_path, "again.nt", BLANK_MIDDLES_KB), use_table=False)
+    knows, lives, region, born = (index.pindex[f"{EX}{p}"] + 1 for p in ("knows", "livesIn", "region", "birthPlace"))
+    pupil, town = index.id(f"{EX}Pupil0"), index.id(f"{EX}Town0")
+    friend = int(index.follow(pupil, knows)[0])
+    assert town in index.follow(int(index.follow(friend, lives)[0]), -region).tolist()
+    assert (knows, lives, -region) not in meta_paths(index, pupil, town, 3, born)

@@ -70,6 +70,9 @@ def meta_paths(index, s: int, o: int, max_length: int, skip: int,
         span = len(index.predicates) + 1  # signed steps lie in [-span, span]
         middles = unique(s_nodes)
         middles = middles[(middles != s) & (middles != o)]
+        # a blank node cannot be named in a query: through an endpoint its step pairs cannot be asked,
+        # so no backend takes one as a middle (the same paths everywhere)
+        middles = middles[[not is_blank_name(index.entities[x]) for x in middles.tolist()]] if middles.size else middles
         explored = 0
         for x in middles.tolist():
             if index.degree(x) > HUB_DEGREE:
