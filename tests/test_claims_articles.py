@@ -244,3 +244,40 @@ def test_an_unreadable_article_file_names_it(tmp_path):
     path.write_text("{", encoding="utf-8")
     with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: cannot read")):
         articles.read(path, "de")
+
+
+@pytest.mark.parametrize("label,case,said", [
+    # weak and mixed nouns: "des Herrs der Ringe", "des kleinen Prinzs", "dem Name der Rose" before
+    ("Der Herr der Ringe", "gen", "des Herrn der Ringe"),
+    ("Der Herr der Ringe", "dat", "dem Herrn der Ringe"),
+    ("Der kleine Prinz", "gen", "des kleinen Prinzen"),
+    ("Der kleine Prinz", "acc", "den kleinen Prinzen"),
+    ("Der Name der Rose", "gen", "des Namens der Rose"),
+    ("Der Name der Rose", "dat", "dem Namen der Rose"),
+    ("Das Herz der Finsternis", "gen", "des Herzens der Finsternis"),
+    ("Das Herz der Finsternis", "dat", "dem Herzen der Finsternis"),
+    ("Der Seelöwe", "gen", "des Seelöwen"),  # a compound ending in one
+    # a comma after the head noun is not part of it: "des Stoff, aus dem ..." before
+    ("Der Stoff, aus dem die Träume sind", "gen", "des Stoffs, aus dem die Träume sind"),
+    # the strong nouns as before
+    ("Der Spiegel", "gen", "des Spiegels"),
+    ("Der große Eisenbahnraub", "gen", "des großen Eisenbahnraubs"),
+    ("Der Bauernhof", "gen", "des Bauernhofs"),  # "Bauer" begins it, does not end it
+])
+def test_german_head_nouns_of_the_weak_declension_and_before_a_comma(label, case, said):
+    assert articles.load("de").phrase(label, case) == said
+
+
+@pytest.mark.parametrize("value", [
+    ["Herr"], {"Herr": "Herrn"}, {"Herr": {}}, {"Herr": {"gen": ""}}, {"Herr": {"genitive": "Herrn"}}, {"": {"gen": "x"}},
+])
+def test_a_malformed_weak_noun_list_is_an_error_naming_the_file_and_key(tmp_path, value):
+    path = article_file(tmp_path, weak_nouns=value)
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: 'weak_nouns' must map nouns")):
+        articles.read(path, "de")
+
+
+def test_weak_nouns_without_weak_endings_are_an_error(tmp_path):
+    path = article_file(tmp_path, weak_en=None)
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: 'weak_nouns' must map nouns")):
+        articles.read(path, "de")
