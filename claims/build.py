@@ -34,12 +34,11 @@ from .around import around_triples
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
-from .fever_io import claims_of
 from .keyed import keyed_rank
 from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .plan_key import guessable_bits, plan_key
-from .records import answers_json, jsonl, record
+from .records import answers_json, as_claims, jsonl, record
 from .reference_dump import DUMP, SCOPES, write_around, write_dump
 from .templates import load
 from .verbalize import conjoin, granularities, say, template_slots
@@ -426,8 +425,9 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }
     # every claims set is audited as `factforge audit` would audit it, with the claims' seed; the
-    # records and answers in memory are what the two files read back give
-    manifest["audit"] = audit_claims(claims_of(enumerate(records, 1), "claims.jsonl"), answers=answers,
+    # records and answers in memory are what the two files read back give (``as_claims``: as
+    # ``fever_io.claims_of`` reads them)
+    manifest["audit"] = audit_claims(as_claims(records), answers=answers,
                                      seed=options.seed, source={"path": "claims.jsonl", "format": "fever",
                                                                 "answers": "answers.json"})
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}

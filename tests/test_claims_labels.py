@@ -239,6 +239,20 @@ def test_answers_are_one_json_object_with_one_claim_a_line(store, tmp_path):
         assert json.loads("{" + line.rstrip(",") + "}") == {number: data["answers"][number]}
 
 
+@pytest.mark.parametrize("options", [dict(count=9, negation=1.0, langs=["en", "de"]), dict(count=9, conjunction=1.0),
+                                     dict(langs=["fr", "zh"])])
+def test_the_audited_claims_are_those_the_claims_file_reads_as(store, tmp_path, options):
+    """The claims step audits its records in memory as ``as_claims`` makes them, without the checks a
+    file's records get: they are the claims ``fever_io.claims_of`` reads from the written file, with
+    every label, negated and conjoined claims (two-triple evidence) and NOT ENOUGH INFO's placeholder."""
+    from factforge.claims.fever_io import claims_of
+    from factforge.claims.records import as_claims
+
+    _, claims, _ = read(make(store, tmp_path / "c", **options))
+    assert {c["label"] for c in claims} == {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
+    assert as_claims(claims) == claims_of(enumerate(claims, 1), "claims.jsonl")
+
+
 def test_negated_claims_come_in_symmetric_sets(store, tmp_path):
     _, claims, answers = read(make(store, tmp_path / "c", count=9, negation=1.0))
     negated = Counter(c["label"] for c in claims if answers[str(c["id"])]["kind"] == "negation")
