@@ -11,8 +11,11 @@ false fact used, lose what the scenario's leakage level removes around them.
 """
 from __future__ import annotations
 
+import gc
 import os
+import threading
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -71,6 +74,36 @@ def items_of(source: ScenarioFiles) -> list[Item]:
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
+    with collector_paused():
+        return _make_claims(store, source, options, out_dir)
+
+
+_PAUSE = threading.Lock()
+_paused = {"steps": 0, "was_enabled": False}
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off for the block, then as it was (when blocks of several
+    threads overlap, after the last). A claims set makes several small containers a record (claims,
+    records, answers, the audit's rows) that all live until its files are written, and every full
+    pass of the collector walks all of them again: on a large set, a sizeable share of the step's CPU
+    (docs/performance.md). Nothing is lost: a reference cycle left is freed by the collector's next pass."""
+    with _PAUSE:
+        if not _paused["steps"]:
+            _paused["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _paused["steps"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _paused["steps"] -= 1
+            if not _paused["steps"] and _paused["was_enabled"]:
+                gc.enable()
+
+
+def _make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     items = items_of(source)
     scope = options.evidence_lines or ("full" if store.whole_index else "around")
     if scope not in SCOPES:

@@ -191,6 +191,36 @@ def test_shares_that_cannot_be_met_say_how_many_can(store, tmp_path):
         parse_shares("1,2")
 
 
+def test_the_garbage_collector_is_paused_while_claims_are_made_and_then_as_it_was(store, tmp_path, monkeypatch):
+    """``make_claims`` turns Python's cyclic collector off while it works and back as it was after: on
+    after a set, after a failed one, and after the last of overlapping steps (threads); left off when it
+    was off. The bytes do not depend on it (``test_same_seed_same_bytes_...``, bench/claims_identity.py)."""
+    import gc
+
+    from factforge.claims import build
+
+    seen = []
+    audit = build.audit_claims
+    monkeypatch.setattr(build, "audit_claims", lambda *args, **kwargs: seen.append(gc.isenabled()) or audit(*args, **kwargs))
+    assert gc.isenabled()
+    make(store, tmp_path / "a")
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(SharesError):
+        make(store, tmp_path / "b", count=40)
+    assert gc.isenabled()
+    with build.collector_paused():
+        with build.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        make(store, tmp_path / "c")
+        assert not gc.isenabled() and seen == [False, False]
+    finally:
+        gc.enable()
+
+
 def test_same_seed_same_bytes_and_another_seed_another_set(store, tmp_path):
     first, second = make(store, tmp_path / "a", seed=5), make(store, tmp_path / "b", seed=5)
     for name in ("claims.jsonl", "answers.json", "reference.sorted.nt", "manifest.json"):
