@@ -32,7 +32,7 @@ from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.profiles import known_predicate
 from factforge.sparql.store import Store
 
-from . import conjunction, multihop, temporal
+from . import audit_text, conjunction, multihop, temporal
 from .around import around_triples
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
@@ -74,6 +74,7 @@ def items_of(source: ScenarioFiles) -> list[Item]:
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
+    audit_text.prepare(options.langs)  # before the step's data exist (``prepare``)
     with collector_paused():
         return _make_claims(store, source, options, out_dir)
 

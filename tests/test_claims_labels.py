@@ -221,6 +221,35 @@ def test_the_garbage_collector_is_paused_while_claims_are_made_and_then_as_it_wa
         gc.enable()
 
 
+def test_a_chinese_set_leaves_none_of_its_frames_to_the_garbage_collector(tmp_path):
+    """Importing jieba leaves a reference cycle holding the frames on the stack then (pkg_resources's);
+    imported by the audit, deep in the step, it held the step's frames and all their records for the
+    collector's next pass. ``make_claims`` imports it first: in a fresh interpreter, after a Chinese
+    set, the collector finds no frame of the claims code among what only cycles keep."""
+    import subprocess
+    import sys
+
+    script = f"""
+import gc, sys, types
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import store_from_text
+from test_claims_labels import KB, make
+store = store_from_text(Path({str(tmp_path)!r}), "kb.ttl", KB)
+assert "jieba" not in sys.modules
+gc.collect()
+gc.set_debug(gc.DEBUG_SAVEALL)
+make(store, Path({str(tmp_path / "c")!r}), langs=["en", "zh"])
+gc.collect()
+assert "jieba" in sys.modules
+print(sorted({{f.f_code.co_name for f in gc.garbage if isinstance(f, types.FrameType)
+               and "/claims/" in f.f_code.co_filename}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_same_seed_same_bytes_and_another_seed_another_set(store, tmp_path):
     first, second = make(store, tmp_path / "a", seed=5), make(store, tmp_path / "b", seed=5)
     for name in ("claims.jsonl", "answers.json", "reference.sorted.nt", "manifest.json"):
