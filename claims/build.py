@@ -28,6 +28,7 @@ from factforge.generators.scenario import InvariantError
 from factforge.sparql import __version__
 from factforge.evaluation.reference_input import fetch_around
 from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.cache import StatsCache
 from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.profiles import known_predicate
 from factforge.sparql.store import Store
@@ -149,7 +150,9 @@ def _made(store: Store, source: ScenarioFiles, options: Options, items: list[Ite
     schema = load_schema(store, index if whole else None, {i.fact.p for i in items})
     reference = ReferenceView(store, index, schema)
     destroys = _destroyer(store, index, options.leakage, {i.fact.p for i in items if i.truth})
-    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret)
+    # the KB's lines are hashed once per KB when the index is the whole KB's, not a neighbourhood's
+    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret,
+                   StatsCache(store) if whole else None)
     made = plan(items, reference, options.shares, options.seed, options.count, destroys=destroys, key=key)
     made, dated = _with_temporal(store, reference, items, made, options, destroys, key)
     claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
