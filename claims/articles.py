@@ -238,7 +238,7 @@ def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -
     """``text`` with ``phrase`` in place of ``slot``, a preposition before it and the phrase's article
     joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran"; ``own``, a label's own articles, as
     written: "de Le Mans" -> "du Mans"), a word before a vowel elided ("de Anna" -> "d'Anna")."""
-    for preposition, article, joined in contractions:
+    for preposition, article, joined in _may_contract(contractions, phrase[:1]):
         spaced = phrase.startswith(article + " ") or (phrase.startswith(article.capitalize() + " ")
                                                       and article.capitalize() in own)
         if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
@@ -250,6 +250,14 @@ def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -
             if at != -1 and (at == 0 or not text[at - 1].isalpha()):
                 return text[:at] + elided + phrase + text[at + len(word) + 1 + len(slot):]
     return text.replace(slot, phrase, 1)
+
+
+@lru_cache(maxsize=1 << 12)
+def _may_contract(contractions, first: str) -> tuple:
+    """The contractions ``join`` may apply to a phrase that begins with ``first``: those whose article,
+    as written or capitalised, begins with it (or is empty). The others cannot match, and trying each
+    of them for every name said was most of ``join``'s time, most names taking no article."""
+    return tuple(c for c in contractions if not c[1] or first in (c[1][:1], c[1].capitalize()[:1]))
 
 
 @lru_cache(maxsize=None)

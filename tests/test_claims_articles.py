@@ -179,6 +179,39 @@ def test_a_names_class_is_kept_apart_from_a_label_files_and_the_kept_names_stay_
     assert de.phrase("Schweiz", "gen") == "der Schweiz"
 
 
+def plain_join(text, slot, phrase, contractions, elisions=(), own=()):
+    """``articles.join`` trying every contraction, as it did before it tried only those a phrase's first
+    character leaves (``articles._may_contract``)."""
+    for preposition, article, joined in contractions:
+        spaced = phrase.startswith(article + " ") or (phrase.startswith(article.capitalize() + " ")
+                                                      and article.capitalize() in own)
+        if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
+            return text.replace(f"{preposition} {slot}", f"{joined} {phrase[len(article) + spaced:]}", 1)
+    return articles.join(text, slot, phrase, (), elisions, own)
+
+
+def test_join_tries_only_the_contractions_a_phrase_may_take_and_joins_as_trying_all():
+    """Each language's contractions, with names that take each article, its capitalised form (a label's
+    own article, where listed as one and where not), an elided one, a word that merely begins like an
+    article, no article, and an empty name, in every slot position of the contractions' prepositions:
+    the same text as trying every contraction."""
+    slot = "\x02"
+    for lang in ("de", "fr"):
+        said = articles.load(lang)
+        words = {w for c in said.contractions for w in c[:2]} | {"l'", "la", "Le", "Les", "Der", "Das", "dem"}
+        phrases = [""] + [f"{w}{gap}{rest}" for w in sorted(words) for gap in (" ", "")
+                          for rest in ("Mans", "Irak", "Émirats", "")] + ["Anna", "Der", "E516671", "île"]
+        texts = [f"{p} {slot} x" for p, _, _ in said.contractions] + [f"x {slot}", f"{slot} y", f"de {slot}"]
+        cases = [(contractions, own) for contractions in (said.contractions, (("in", "", "i"),) + said.contractions)
+                 for own in ((), said.own or (), tuple(said.own or ()) + ("La",))]
+        for contractions, own in cases:
+            for text in texts:
+                for phrase in phrases:
+                    assert articles.join(text, slot, phrase, contractions, said.elisions, own) == \
+                        plain_join(text, slot, phrase, contractions, said.elisions, own), (lang, text, phrase, own)
+        assert articles._may_contract(said.contractions, "E") == ()  # a name taking no article tries none
+
+
 # the entity kinds of an article file (``own_typed``, ``titled``): a malformed file is one clear error
 
 
