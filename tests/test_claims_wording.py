@@ -756,6 +756,11 @@ def test_a_german_label_in_lower_case_after_its_article_is_said_as_written():
     ("has junction with", "Ann has junction with Bob.", "Ann does not have junction with Bob."),
     # "has" before a noun, as before
     ("has child", "The child of Ann is Bob.", "The child of Ann is not Bob."),
+    # the subject is the member ("The member of sports team of Ann is Bob", "Ann is member of Bob" before)
+    ("member of sports team", "Ann is a member of sports team Bob.", "Ann is not a member of sports team Bob."),
+    ("member of", "Ann is a member of Bob.", "Ann is not a member of Bob."),
+    # a title is a noun: the object is the member
+    ("Member of Parliament", "The Member of Parliament of Ann is Bob.", "The Member of Parliament of Ann is not Bob."),
 ])
 def test_english_generic_wording_follows_the_labels_kind(label, text, negated):
     names = Names()
