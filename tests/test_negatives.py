@@ -948,3 +948,25 @@ def test_a_scenario_says_when_subjects_are_false_more_or_less_often_than_true(co
     balanced = generate(codex_store, ScenarioSpec(WD + "P17", size=100, transparency=1.0, seed=0))
     assert _subject_balance(balanced.test) == (0, 0)
     assert "false_subjects" not in balanced.summary and "false_subjects" not in balanced.manifest()
+
+
+def test_the_id_screen_of_in_kb_agrees_with_in_kb_by_name(dbpedia_store):
+    """``in_kb_nodes`` reads the predicate's pairs as ids from the index's arrays (looking each of a
+    10M KB's 1.19M pairs up by name was 4.4 s a scenario): the same answer as ``in_kb`` by name, for
+    the predicate's own pairs, their reversals and random pairs."""
+    from factforge.generators import positives
+    from factforge.generators.negatives.kb_view import KBView
+    from factforge.sparql.adjacency import adjacency
+
+    predicate = "http://dbpedia.org/ontology/birthPlace"
+    index = adjacency(dbpedia_store)
+    kb = KBView(dbpedia_store, index, predicate, positives.kb_pairs(dbpedia_store, predicate))
+    pid = index.pindex[predicate]
+    own_s, own_o = index.src[index.pred == pid][:300], index.dst[index.pred == pid][:300]
+    rng = np.random.default_rng(0)
+    random_s, random_o = rng.integers(0, len(index.entities), 300), rng.integers(0, len(index.entities), 300)
+    s = np.concatenate([own_s, own_o, random_s]).astype(np.int64)
+    o = np.concatenate([own_o, own_s, random_o]).astype(np.int64)
+    expected = [kb.in_kb(Fact(index.entities[a], predicate, index.entities[b])) for a, b in zip(s.tolist(), o.tolist())]
+    assert sum(expected) >= 300  # the predicate's own pairs are in the KB
+    assert kb.in_kb_nodes(s, o).tolist() == expected

@@ -56,11 +56,14 @@ class KBView:
 
     def in_kb_nodes(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
         """``in_kb`` of the facts p(s[i], o[i]) given by index ids, in one binary search."""
-        n = len(self.adjacency.entities)
+        index = self.adjacency
+        n = len(index.entities)
         if self._pair_codes is None:
-            ids = np.array([(self.node(a), self.node(b)) for a, b in self.kb_pairs], dtype=np.int64).reshape(-1, 2)
-            ids = ids[(ids >= 0).all(axis=1)]
-            self._pair_codes = np.sort(ids[:, 0] * n + ids[:, 1])
+            # kb_pairs are the predicate's links of this index (positives.kb_pairs): read as ids from its
+            # arrays, not by looking each name up (4.4 s of a 300-fact scenario's 11.5 s at 10M triples)
+            pid = index.pindex.get(self.predicate)
+            mask = index.pred == pid if pid is not None else np.zeros(index.pred.size, dtype=bool)
+            self._pair_codes = np.sort(index.src[mask].astype(np.int64) * n + index.dst[mask])
         return sorted_member(s.astype(np.int64) * n + o, self._pair_codes)
 
     def node(self, entity: str) -> int:
