@@ -1,0 +1,30 @@
+"""Which owed object each source takes (``plausible_matching``): as many sources served as the
+objects' places allow, then the most reach; the same seed, the same matching."""
+from __future__ import annotations
+
+from factforge.generators.negatives.plausible_matching import plausible_matching
+from factforge.generators.random_state import stream
+
+
+def test_the_most_sources_are_served_before_the_most_reach():
+    # source 0 reaches object 0 most, but object 0 is source 1's only one: a source at a time,
+    # most reached first, would leave source 1 without an object
+    lines, reach = [[0, 1], [0]], [[0.9, 0.1], [0.2]]
+    assert plausible_matching(lines, reach, {0: 1, 1: 1}, stream(0, "t")) == {0: 1, 1: 0}
+
+
+def test_among_as_many_sources_served_the_most_reached_objects_go_where_they_are_reached():
+    lines = [[0, 1, 2], [0, 1, 2], [0, 1, 2]]
+    reach = [[0.1, 0.5, 0.2], [0.6, 0.3, 0.1], [0.0, 0.1, 0.7]]
+    assert plausible_matching(lines, reach, {0: 1, 1: 1, 2: 1}, stream(0, "t")) == {0: 1, 1: 0, 2: 2}
+    # an object with two places can go to two sources; an object with none to no one
+    got = plausible_matching(lines, reach, {0: 2, 2: 1, 1: 0}, stream(0, "t"))
+    assert sorted(got.values()) == [0, 0, 2] and got[2] == 2
+
+
+def test_a_source_with_no_object_left_gets_none_and_the_same_seed_the_same_matching():
+    lines, reach = [[0, 1], [0, 1], []], [[0.5, 0.5], [0.5, 0.5], []]
+    runs = [plausible_matching(lines, reach, {0: 1, 1: 1}, stream(seed, "t")) for seed in range(8)]
+    assert all(sorted(run) == [0, 1] and sorted(run.values()) == [0, 1] for run in runs)
+    assert runs == [plausible_matching(lines, reach, {0: 1, 1: 1}, stream(seed, "t")) for seed in range(8)]
+    assert plausible_matching([[0]], [[0.5]], {}, stream(0, "t")) == {}
