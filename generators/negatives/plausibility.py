@@ -31,14 +31,19 @@ def neighbours(index, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([index.dst[out_at], index.in_src[in_at]]).astype(np.int64), np.concatenate([out_row, in_row])
 
 
-def walk_reach(index, subject: int, predicate: int | None, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+def walk_reach(index, subject: int, predicate: int | None, avoid: int = -1,
+               hub_links: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The objects (sorted ids) that a walk from ``subject`` can end at, with the probability that
     it does: one or two links (a uniform choice of link at each node, then of whether to stop
     after the first), then one ``predicate`` link forward.
 
     ``avoid``: a node the walk may not take as its first step (the true object the false fact
     replaces: the reference KB a checker reads holds no link between it and the subject). A walk
-    does not come back to ``subject`` either, where its own objects would count."""
+    does not come back to ``subject`` either, where its own objects would count.
+
+    ``hub_links``: walk through no node with more links, nor one an endpoint's index reads only
+    in part (``read_in_part``, a hub there by the same count): a caller that reads the KB through
+    an endpoint too gets the same reach from both without fetching a hub's links whole."""
     nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     if subject < 0 or predicate is None:
         return nothing
@@ -47,7 +52,9 @@ def walk_reach(index, subject: int, predicate: int | None, avoid: int = -1) -> t
     if not first.size:
         return nothing
     weight = np.full(first.size, 0.5 / first.size)
-    keep = (first != avoid) & (degree[first] <= HUB_LINKS)
+    keep = (first != avoid) & (degree[first] <= (HUB_LINKS if hub_links is None else hub_links))
+    if hub_links is not None:
+        keep &= ~np.fromiter((index.read_in_part(x) for x in first.tolist()), dtype=bool, count=first.size)
     first, weight = first[keep], weight[keep]
     second, row = neighbours(index, first)
     second_weight = (weight / degree[first])[row]
