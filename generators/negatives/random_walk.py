@@ -12,7 +12,7 @@ Walk ends to objects the set's true facts name come first, then the fallback's o
 facts name more than once while they are owed, then walk ends new to the split (``sample``). At
 each step the owed objects go to the sources as a whole (``plausible_matching``): as many sources
 served as the debts allow, each object where the subject's neighbourhood leads to it most
-(``plausibility.walk_reach``), as hand-checked negatives go with the subject's other facts.
+(``plausibility.predicate_reach``), as hand-checked negatives go with the subject's other facts.
 
 Paths are found meet-in-the-middle over the cached adjacency arrays: the neighbours of s, of
 o, and for length 3 the neighbours of s's neighbours intersected with o's, all numpy set
@@ -25,14 +25,13 @@ from itertools import islice
 
 import numpy as np
 
-from factforge.sparql import neighbourhood
 from factforge.sparql.scan import unique
 from factforge.sparql.terms import is_blank_name
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
-from .plausibility import reach_of, walk_reach
+from .plausibility import predicate_reach, reach_of
 from .plausible_matching import plausible_matching
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
@@ -256,7 +255,7 @@ class RandomWalk(NegativeSampler):
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         self._memo: dict = {}
-        self._reach: dict = {}  # walk_reach by source, for _reach_of
+        self._reach: dict = {}  # predicate_reach by source, for _reach_of
         self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
         self._memo = {}
@@ -469,14 +468,13 @@ class RandomWalk(NegativeSampler):
         return chosen
 
     def _reach_of(self, context: NegativeContext, source: Fact, objects: list[str]) -> np.ndarray:
-        """How often walks from the source's subject end at each of ``objects`` (``walk_reach``; not
-        through the source's own object), worked out once per source and call of ``sample``."""
+        """How often walks from the source's subject end at each of ``objects`` (``predicate_reach``;
+        not through the source's own object), worked out once per source and call of ``sample``."""
         reached = self.__dict__.setdefault("_reach", {})
         if source.pair not in reached:
             index = context.kb.adjacency
-            # the endpoint index's hub count: walks never fetch a hub whole (sparql.neighbourhood)
-            reached[source.pair] = walk_reach(index, context.kb.node(source.s), index.pindex.get(context.predicate),
-                                              context.kb.node(source.o), hub_links=neighbourhood.HUB_LINKS)
+            reached[source.pair] = predicate_reach(index, context.kb.node(source.s), index.pindex.get(context.predicate),
+                                                   context.kb.node(source.o))
         return reach_of(reached[source.pair], np.array([context.kb.node(o) for o in objects], dtype=np.int64))
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
