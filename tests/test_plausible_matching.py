@@ -28,3 +28,16 @@ def test_a_source_with_no_object_left_gets_none_and_the_same_seed_the_same_match
     assert all(sorted(run) == [0, 1] and sorted(run.values()) == [0, 1] for run in runs)
     assert runs == [plausible_matching(lines, reach, {0: 1, 1: 1}, stream(seed, "t")) for seed in range(8)]
     assert plausible_matching([[0]], [[0.5]], {}, stream(0, "t")) == {}
+
+
+def test_two_sources_of_one_subject_never_get_the_same_object():
+    # sources 0 and 1 are one subject's two true facts; object 0 has two places and both reach it
+    # most: matched alone, both took it, the one triple was made once, and the subject had a false
+    # fact fewer than true ones while source 2 took object 1 (CoDEx P1412's frequency flag)
+    lines, reach = [[0, 1], [0, 1], [0, 1]], [[0.9, 0.1], [0.9, 0.1], [0.5, 0.4]]
+    for seed in range(8):
+        got = plausible_matching(lines, reach, {0: 2, 1: 1}, stream(seed, "t"), groups=["a", "a", "b"])
+        assert sorted(got) == [0, 1, 2] and got[0] != got[1], got
+        assert sorted(got.values()) == [0, 0, 1]
+    # with only the group's object left, the second source of the group gets none
+    assert plausible_matching([[0], [0]], [[0.5], [0.5]], {0: 2}, stream(0, "t"), groups=["a", "a"]) in ({0: 0}, {1: 0})

@@ -327,7 +327,8 @@ class RandomWalk(NegativeSampler):
         reach = [self._reach_of(context, typed[k][0].source, [objects[i] for i in line]).tolist() if line else []
                  for k, line in enumerate(lines)]
         spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
-        held = plausible_matching(lines, reach, {i: left for i, left in spare.items() if left > 0}, rng)
+        held = plausible_matching(lines, reach, {i: left for i, left in spare.items() if left > 0}, rng,
+                                  [c[0].fact.s if c else None for c in typed])
         return self._take([ends[k][i] for k, i in sorted(held.items())], n, context, balance)
 
     @staticmethod
@@ -344,8 +345,8 @@ class RandomWalk(NegativeSampler):
 
     @staticmethod
     def _take(negatives: list[Negative], n: int, context: NegativeContext, balance: ObjectBalance) -> list[Negative]:
-        """Up to ``n`` of ``negatives`` (each passed ``acceptable`` before), in their order: two
-        sources of one subject may have been matched to the same object, which is taken once."""
+        """Up to ``n`` of ``negatives`` (each passed ``acceptable`` before), in their order; a triple
+        once (``plausible_matching`` gives two sources of one subject different objects)."""
         chosen, taken = [], set()
         for negative in negatives:
             if len(chosen) >= n:
@@ -414,7 +415,7 @@ class RandomWalk(NegativeSampler):
             reach = [self._reach_of(context, sources[k], [objects[i] for i in line]).tolist()
                      for k, line in zip(turn, lines)]
             spare = {i: int(np.ceil(balance.owed[o])) for i, o in enumerate(objects) if not balance.paid(o)}
-            held = plausible_matching(lines, reach, spare, rng)
+            held = plausible_matching(lines, reach, spare, rng, [sources[k].s for k in turn])
             made = [self._fallback_negative(context, sources[turn[j]], donors[objects[i]].s, objects[i], True)
                     for j, i in sorted(held.items())]
             taken = self._take(made, n - len(chosen), context, balance)
