@@ -41,3 +41,22 @@ def test_two_sources_of_one_subject_never_get_the_same_object():
         assert sorted(got.values()) == [0, 0, 1]
     # with only the group's object left, the second source of the group gets none
     assert plausible_matching([[0], [0]], [[0.5], [0.5]], {0: 2}, stream(0, "t"), groups=["a", "a"]) in ({0: 0}, {1: 0})
+
+
+def test_a_large_assignment_is_solved_in_blocks_of_sources_within_the_same_places(monkeypatch):
+    # 200 sources and 300 places: over the dense size lowered here, as 10,000 and 10,000 are over
+    # the real one (800 MB of weights); each block is solved as a whole with the places left
+    from factforge.generators.negatives import plausible_matching as matching
+
+    monkeypatch.setattr(matching, "DENSE_PAIRS", 2_000)
+    rng = stream(0, "lines")
+    lines = [sorted(rng.choice(30, 4, replace=False).tolist()) for _ in range(200)]
+    reach = [rng.random(4).tolist() for _ in lines]
+    spare = {o: 10 for o in range(30)}
+    runs = [plausible_matching(lines, reach, spare, stream(1, "t"), groups=[k // 2 for k in range(200)])
+            for _ in range(2)]
+    got = runs[0]
+    assert runs[1] == got and len(got) == 200  # every source served: each of its 4 objects has places
+    assert all(o in lines[k] for k, o in got.items())
+    assert all(list(got.values()).count(o) <= 10 for o in spare)
+    assert all(got[k] != got[k + 1] for k in range(0, 200, 2))  # one subject's two sources

@@ -13,6 +13,7 @@ subjects and left the later ones the rest.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -52,7 +53,41 @@ def plausible_matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[
             del wanted[k][j], values[k][j]
 
 
+# (source, place) weights solved as one dense assignment; more are solved in blocks of sources
+# (a 20,000-fact scenario has some 10,000 sources and as many places: 800 MB of weights at once)
+DENSE_PAIRS = 1 << 22
+
+
 def _matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[float]], spare: dict[int, int],
+              rng: np.random.Generator) -> dict[int, int]:
+    """The assignment as a whole where its weights fit ``DENSE_PAIRS``, else a block of sources at a
+    time, in their order, each block with the places the ones before left and at most as many of
+    an object's places as the block has sources that could take it."""
+    places = sum(max(n, 0) for n in spare.values())
+    if len(lines) * places <= DENSE_PAIRS:
+        return _assigned(lines, reach, spare, rng)
+    held: dict[int, int] = {}
+    left = {o: n for o, n in spare.items() if n > 0}
+    rows = [k for k, line in enumerate(lines) if line]
+    while rows:
+        block, listed, columns = [], Counter(), 0
+        for k in rows:
+            new = {o for o in lines[k] if left.get(o, 0) > listed[o]}
+            if block and (len(block) + 1) * (columns + len(new)) > DENSE_PAIRS:
+                break
+            block.append(k)
+            listed.update(set(lines[k]))
+            columns += len(new)
+        rows = rows[len(block):]
+        got = _assigned([lines[k] for k in block], [reach[k] for k in block],
+                        {o: min(n, listed[o]) for o, n in left.items() if listed[o]}, rng)
+        for j, o in got.items():
+            held[block[j]] = o
+            left[o] -= 1
+    return held
+
+
+def _assigned(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[float]], spare: dict[int, int],
               rng: np.random.Generator) -> dict[int, int]:
     places = [o for o in sorted(spare) for _ in range(max(spare[o], 0))]
     if not places or not lines:
