@@ -13,6 +13,11 @@ Format ``factforge-name-articles/1``::
      "articles": {"f": {"nom": "die", "acc": "die", "dat": "der", "gen": "der"}, ...},  by gender, by case
      "weak_en": {"pl": ["nom", "acc", "dat", "gen"], ...},  optional: where an adjective in the name ends
                                      in -en after the article ("den Vereinigten Staaten"), else in -e
+     "weak_nouns": {"Herr": {"acc": "Herrn", "dat": "Herrn", "gen": "Herrn"}, ...},  optional, with
+                                     "weak_en": head nouns that do not take the -s genitive but a form
+                                     of their own per case (German weak and mixed nouns: "des Herrn der
+                                     Ringe", "vom kleinen Prinzen", "des Namens der Rose"), a compound
+                                     ending in one ("Seelöwe") alike
      "elided": "l'",                 optional: a singular's article before a vowel
      "elisions": [["de", "d'"], ...],  optional: a template's word right before a name that begins with
                                      a vowel, and the word elided ("de Anna" -> "d'Anna")
@@ -90,6 +95,7 @@ class Articles:
     quotes: tuple[str, str] = ("“", "”")
     own_typed: frozenset[str] = frozenset()
     titled: frozenset[str] = frozenset()
+    weak_nouns: dict[str, dict[str, str]] | None = None
 
     def kind(self, name: str, extra: dict[str, str] | None = None) -> str | None:
         """The class (gender or plural) of a name that takes an article, else None."""
@@ -194,12 +200,28 @@ class Articles:
             match = _ADJECTIVE.match(words[i])
             if match and (words[i][:1].isupper() or i < first):
                 words[i] = match.group(1) + ending
-        noun = words[head]
-        if kind == "pl" and case == "dat" and noun[-1:] not in "ns":
-            words[head] = noun + "n"
+        # a comma or a stop after the head noun ("Der Stoff, aus dem die Träume sind") is not part of it
+        noun = words[head].rstrip(",.;:!?")
+        mark = words[head][len(noun):]
+        weak = self._weak_form(noun, case) if kind in ("m", "n") else None
+        if weak is not None:
+            noun = weak
+        elif kind == "pl" and case == "dat" and noun[-1:] not in "ns":
+            noun += "n"
         elif kind in ("m", "n") and case == "gen" and noun[-1:] not in "sßxz" and noun[-1:].isalpha():
-            words[head] = noun + "s"
+            noun += "s"
+        words[head] = noun + mark
         return " ".join(words)
+
+    def _weak_form(self, noun: str, case: str) -> str | None:
+        """A weak or mixed noun's form in ``case`` ("Herr" -> "Herrn"), of a compound ending in one too
+        ("Seelöwe" -> "Seelöwen"); None for any other noun."""
+        for base, forms in (self.weak_nouns or {}).items():
+            if noun == base or (len(noun) > len(base) and noun.endswith(base.lower())):
+                form = forms.get(case)
+                return None if form is None else noun[:len(noun) - len(base)] + (
+                    form if noun == base else form.lower())
+        return None
 
 
 def _named_after(rest: str) -> bool:
@@ -216,7 +238,7 @@ def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -
     """``text`` with ``phrase`` in place of ``slot``, a preposition before it and the phrase's article
     joined ("de le lieu" -> "du lieu", "à l'Iran" -> "en Iran"; ``own``, a label's own articles, as
     written: "de Le Mans" -> "du Mans"), a word before a vowel elided ("de Anna" -> "d'Anna")."""
-    for preposition, article, joined in contractions:
+    for preposition, article, joined in _may_contract(contractions, phrase[:1]):
         spaced = phrase.startswith(article + " ") or (phrase.startswith(article.capitalize() + " ")
                                                       and article.capitalize() in own)
         if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
@@ -228,6 +250,14 @@ def join(text: str, slot: str, phrase: str, contractions, elisions=(), own=()) -
             if at != -1 and (at == 0 or not text[at - 1].isalpha()):
                 return text[:at] + elided + phrase + text[at + len(word) + 1 + len(slot):]
     return text.replace(slot, phrase, 1)
+
+
+@lru_cache(maxsize=1 << 12)
+def _may_contract(contractions, first: str) -> tuple:
+    """The contractions ``join`` may apply to a phrase that begins with ``first``: those whose article,
+    as written or capitalised, begins with it (or is empty). The others cannot match, and trying each
+    of them for every name said was most of ``join``'s time, most names taking no article."""
+    return tuple(c for c in contractions if not c[1] or first in (c[1][:1], c[1].capitalize()[:1]))
 
 
 @lru_cache(maxsize=None)
@@ -284,6 +314,13 @@ def read(path, lang: str, name: str | None = None) -> Articles:
     own = data.get("own", {})
     if not isinstance(own, dict) or not all(isinstance(k, str) and v in articles for k, v in own.items()):
         raise ArticlesError(f"{name}: 'own' must map a label's own article to one of {', '.join(articles)}")
+    weak_nouns = data.get("weak_nouns")
+    if weak_nouns is not None and not (weak is not None and isinstance(weak_nouns, dict) and all(
+            isinstance(k, str) and k and isinstance(v, dict) and v
+            and all(c in ("nom", "acc", "dat", "gen") and isinstance(f, str) and f for c, f in v.items())
+            for k, v in weak_nouns.items())):
+        raise ArticlesError(f"{name}: 'weak_nouns' must map nouns to their forms by case (nom, acc, dat, gen), "
+                            "and needs 'weak_en'")
     own_typed, titled = (_entity_kinds(name, data, key, bool(own)) for key in ("own_typed", "titled"))
     if own_typed & titled:
         raise ArticlesError(f"{name}: 'titled' and 'own_typed' both list {', '.join(sorted(own_typed & titled))}: "
@@ -292,7 +329,7 @@ def read(path, lang: str, name: str | None = None) -> Articles:
                     {k: frozenset(v) for k, v in weak.items()} if isinstance(weak, dict) else None,
                     data.get("elided"), pairs["elisions"], compiled["patterns"], own, foreign,
                     compiled["foreign_patterns"], {k: tuple(v) for k, v in whole.items()}, tuple(quotes),
-                    own_typed, titled)
+                    own_typed, titled, weak_nouns)
 
 
 def _entity_kinds(name: str, data: dict, key: str, own: bool) -> frozenset[str]:

@@ -59,6 +59,15 @@ def _jieba():
     return jieba
 
 
+def prepare(langs) -> None:
+    """Load now what the words of claims in ``langs`` need (jieba, for Chinese), rather than on first
+    use: importing jieba (through pkg_resources) leaves a reference cycle that holds the frames on the
+    stack then; imported deep inside a claims step, those held all the step's records until the
+    garbage collector's next pass, which then had them all to walk and free."""
+    if any(primary(lang) == "zh" for lang in langs):
+        _jieba()
+
+
 @functools.lru_cache(maxsize=1)
 def _word_tags() -> dict:
     """jieba's dictionary tags, loaded only when entity spans are asked for: reading them takes longer

@@ -11,8 +11,11 @@ false fact used, lose what the scenario's leakage level removes around them.
 """
 from __future__ import annotations
 
+import gc
 import os
+import threading
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,21 +28,21 @@ from factforge.generators.scenario import InvariantError
 from factforge.sparql import __version__
 from factforge.evaluation.reference_input import fetch_around
 from factforge.sparql.adjacency import adjacency as load_adjacency
+from factforge.sparql.cache import StatsCache
 from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
 from factforge.sparql.profiles import known_predicate
 from factforge.sparql.store import Store
 
-from . import conjunction, multihop, temporal
+from . import audit_text, conjunction, multihop, temporal
 from .around import around_triples
 from .audit import audit_claims
 from .contradictions import ReferenceView, load_schema
 from .errors import ClaimsError
-from .fever_io import claims_of
 from .keyed import keyed_rank
 from .labelling import AUTO, LABELS, NEI, REFUTES, SUPPORTS, Item, Labelled, in_record_order, per_label_in_groups, plan
 from .names import LOCAL, NamesError, factbench_names, kb_names
 from .plan_key import guessable_bits, plan_key
-from .records import answers_json, jsonl, record
+from .records import answers_json, as_claims, jsonl, record
 from .reference_dump import DUMP, SCOPES, write_around, write_dump
 from .templates import load
 from .verbalize import conjoin, granularities, say, template_slots
@@ -72,6 +75,37 @@ def items_of(source: ScenarioFiles) -> list[Item]:
 def make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     for lang in options.langs:
         load(lang)  # an unknown language fails before any work
+    audit_text.prepare(options.langs)  # before the step's data exist (``prepare``)
+    with collector_paused():
+        return _make_claims(store, source, options, out_dir)
+
+
+_PAUSE = threading.Lock()
+_paused = {"steps": 0, "was_enabled": False}
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off for the block, then as it was (when blocks of several
+    threads overlap, after the last). A claims set makes several small containers a record (claims,
+    records, answers, the audit's rows) that all live until its files are written, and every full
+    pass of the collector walks all of them again: on a large set, a sizeable share of the step's CPU
+    (docs/performance.md). Nothing is lost: a reference cycle left is freed by the collector's next pass."""
+    with _PAUSE:
+        if not _paused["steps"]:
+            _paused["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _paused["steps"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _paused["steps"] -= 1
+            if not _paused["steps"] and _paused["was_enabled"]:
+                gc.enable()
+
+
+def _make_claims(store: Store, source: ScenarioFiles, options: Options, out_dir: str | os.PathLike) -> dict:
     items = items_of(source)
     scope = options.evidence_lines or ("full" if store.whole_index else "around")
     if scope not in SCOPES:
@@ -116,7 +150,9 @@ def _made(store: Store, source: ScenarioFiles, options: Options, items: list[Ite
     schema = load_schema(store, index if whole else None, {i.fact.p for i in items})
     reference = ReferenceView(store, index, schema)
     destroys = _destroyer(store, index, options.leakage, {i.fact.p for i in items if i.truth})
-    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret)
+    # the KB's lines are hashed once per KB when the index is the whole KB's, not a neighbourhood's
+    key = plan_key(index, options.seed, {i.fact.p for i in items if i.truth}, options.plan_secret,
+                   StatsCache(store) if whole else None)
     made = plan(items, reference, options.shares, options.seed, options.count, destroys=destroys, key=key)
     made, dated = _with_temporal(store, reference, items, made, options, destroys, key)
     claims = _negate(made.claims, options, {i: "temporal" for i in dated}, key)
@@ -426,8 +462,9 @@ def _write(folder: Path, store, source, options: Options, made, claims: list[Cla
         "left_out": made.left_out, "pools": made.pools, "date_granularities": list(allowed),
     }
     # every claims set is audited as `factforge audit` would audit it, with the claims' seed; the
-    # records and answers in memory are what the two files read back give
-    manifest["audit"] = audit_claims(claims_of(enumerate(records, 1), "claims.jsonl"), answers=answers,
+    # records and answers in memory are what the two files read back give (``as_claims``: as
+    # ``fever_io.claims_of`` reads them)
+    manifest["audit"] = audit_claims(as_claims(records), answers=answers,
                                      seed=options.seed, source={"path": "claims.jsonl", "format": "fever",
                                                                 "answers": "answers.json"})
     manifest["files"] = {p.name: _sha256(p) for p in sorted(folder.iterdir())}

@@ -40,19 +40,37 @@ import re
 
 import numpy as np
 
-CHUNK = 4096  # lines hashed a call: one update a line costs more than the hash itself
+CHUNK = 1 << 16  # lines hashed a call: one update a line costs more than the hash itself
 # an absolute IRI starts with a scheme; a blank node's name in the index (the store's own label) does not
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def plan_key(index, seed: int, predicates, secret: bytes | None = None) -> bytes:
+def plan_key(index, seed: int, predicates, secret: bytes | None = None, cache=None) -> bytes:
     """The key of a claims set of this seed over true facts of ``predicates``, from the KB's whole
     adjacency index (``sparql.adjacency``: its entities are sorted and its links sorted by (subject,
     predicate, object), so the lines come in one order through every backend). A predicate the KB
     has no link of adds nothing, and neither does a link to or from a blank node: its label is the
     store's own (another load, or an endpoint, draws another), so no line of it is the same through
     every backend. ``secret`` (``--plan-secret``): bytes of the user's own, mixed in when given, so that
-    a verifier who holds the KB cannot compute the key (see the module's threat model)."""
+    a verifier who holds the KB cannot compute the key (see the module's threat model). ``cache``: the
+    KB's ``sparql.cache.StatsCache``, where the digest of the lines is kept once per KB and predicate
+    set (without a secret, which goes into the same digest): every claims set of the KB hashes the same
+    lines, over a million for a frequent predicate of a large KB. Whoever reads that cache holds the KB
+    (its sorted dump is there too), so it tells nothing the module's threat model does not grant."""
+    if secret or cache is None:
+        digest = _lines_digest(index, predicates)
+        if secret:
+            digest.update(b"secret\n" + hashlib.sha256(secret).digest())
+        lines = digest.digest()
+    else:
+        named = "\n".join(sorted(set(predicates))).encode("utf-8")
+        lines = bytes.fromhex(cache.get_or_compute(f"plan-key-lines-{hashlib.sha256(named).hexdigest()[:32]}",
+                                                   lambda: _lines_digest(index, predicates).hexdigest()))
+    return hashlib.sha256(f"factforge/claims/plan-key\n{int(seed)}\n".encode() + lines).digest()
+
+
+def _lines_digest(index, predicates):
+    """SHA-256, not yet finished, over the N-Triples lines of every named link of ``predicates``."""
     digest = hashlib.sha256()
     entities = index.entities
     for predicate in sorted(set(predicates)):
@@ -68,13 +86,26 @@ def plan_key(index, seed: int, predicates, secret: bytes | None = None) -> bytes
         ends = np.flatnonzero(named)
         named[ends] = [bool(_SCHEME.match(entities[e])) for e in ends.tolist()]
         keep = named[src] & named[dst]
-        src, dst = src[keep].tolist(), dst[keep].tolist()
-        for at in range(0, len(src), CHUNK):
-            digest.update("".join(f"<{entities[s]}> <{predicate}> <{entities[o]}> .\n"
-                                  for s, o in zip(src[at:at + CHUNK], dst[at:at + CHUNK])).encode("utf-8"))
-    if secret:
-        digest.update(b"secret\n" + hashlib.sha256(secret).digest())
-    return hashlib.sha256(f"factforge/claims/plan-key\n{int(seed)}\n".encode() + digest.digest()).digest()
+        src, dst = src[keep], dst[keep]
+        # a line is its subject's head and its object's tail, each encoded once an entity and put in
+        # place by numpy: one f-string and encoding a line (over a million lines for a frequent
+        # predicate of a large KB) was most of the key's time
+        heads, tails = _ends(entities, src, "<", f"> <{predicate}> <"), _ends(entities, dst, "", "> .\n")
+        for at in range(0, src.size, CHUNK):
+            parts = [b""] * (2 * min(CHUNK, src.size - at))
+            parts[0::2], parts[1::2] = heads[src[at:at + CHUNK]].tolist(), tails[dst[at:at + CHUNK]].tolist()
+            digest.update(b"".join(parts))
+    return digest
+
+
+def _ends(entities, ends: np.ndarray, before: str, after: str) -> np.ndarray:
+    """By entity, ``before`` + its IRI + ``after`` as UTF-8: made for the entities of ``ends`` only."""
+    wanted = np.zeros(len(entities), dtype=bool)
+    wanted[ends] = True
+    found = np.flatnonzero(wanted)
+    made = np.empty(len(entities), dtype=object)
+    made[found] = [f"{before}{entities[e]}{after}".encode("utf-8") for e in found.tolist()]
+    return made
 
 
 def guessable_bits(claims) -> int:

@@ -94,6 +94,18 @@ def cross_validated(model: Checker, records: list[dict], reference: Reference | 
     return scores
 
 
+def in_sample(model: Checker, records: list[dict], reference: Reference | None) -> float | None:
+    """The AUROC of a feature checker fit on every record and scored on the same records: how far its
+    features can tell the labels apart at all (None when a class is empty). No held-out fact, so no
+    fold can read a balance reversed; the audit asks it before it calls a below-chance AUROC a shortcut."""
+    if not isinstance(model, FeatureChecker):
+        raise CheckerError(f"{model.name}: only learning checkers are fit in sample")
+    y = labels(records)
+    model.reference = reference
+    features = model.features(records)
+    return auroc(y, predict(model.fitted(features, y), features))
+
+
 def training_for(train_at: np.ndarray, test_at: np.ndarray, records: list[dict], y: np.ndarray,
                  partners: list[set[int]], mirrored: dict | None = None,
                  naming: dict[tuple, list[int]] | None = None) -> np.ndarray:

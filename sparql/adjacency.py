@@ -24,7 +24,7 @@ from pyoxigraph import Literal
 from tqdm import tqdm
 
 from .cache import StatsCache, write_npz
-from .profiles import predicate_profiles
+from .profiles import entity_types as stored_types, predicate_profiles
 from .scan import QuadTable, kb_table, unique
 from .store import Store
 from .terms import RDF_TYPE, iri
@@ -107,6 +107,11 @@ class Adjacency:
     @property
     def has_types(self) -> bool:
         return self.type_ptr is not None
+
+    def entity_types(self, store: Store, entities) -> dict[str, list[str]]:
+        """Asserted classes of entities the index holds no types for, sorted, asked of ``store``
+        (``profiles.entity_types``); an index that is rebuilt as it grows keeps them (``Neighbourhood``)."""
+        return stored_types(store, entities)
 
     def classes_of(self, node: int) -> tuple[str, ...]:
         """The entity's asserted classes, sorted (as ``profiles.entity_types`` gives them)."""

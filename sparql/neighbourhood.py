@@ -61,8 +61,8 @@ ROW_CAP = 10_000
 # An entity with more links is a hub: a lookup of one predicate's links of it in one direction (a
 # run) fetches that run, not the hub, and a walk through a run longer than this fetches only the
 # link it drew (a query a draw: a shorter run costs fewer queries whole), unless the run's draws
-# outnumber its slices (``slices``). A smaller entity is
-# fetched whole: fetched a run at a time, the other lookups of it each cost a round more.
+# outnumber its slices (``slices``). Of a smaller entity a run is read whole where only runs
+# were read of it (walk steps), and the entity whole where a lookup needs more (``fetch``).
 HUB_LINKS = 1_000
 
 
@@ -92,6 +92,8 @@ class Neighbourhood(Adjacency):
     middle_pairs: dict = field(default_factory=dict)
     missing_middles: set = field(default_factory=set)  # (middle, object, subject) path search lacked
     _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
+    # entity -> its asserted classes, sorted: the reader's, so that each round asks only new entities
+    known_types: dict = field(default_factory=dict)
 
     @property
     def lacks_links(self) -> bool:
@@ -312,6 +314,16 @@ class Neighbourhood(Adjacency):
                 self.missing_picks.add((self.entities[key[0]], *self.side(key[1]), key[2]))
         return alive, reached
 
+    def entity_types(self, store: Store, entities) -> dict[str, list[str]]:
+        """As over the whole index; asked of the store once per entity over every round (each round
+        checks the types of every walk end again: asked afresh, that was 119k rows of a 1M-triple KB
+        for 300 facts)."""
+        todo = sorted(set(entities) - self.known_types.keys())
+        if todo:
+            found = super().entity_types(store, todo)
+            self.known_types.update((e, found.get(e, [])) for e in todo)
+        return {e: self.known_types[e] for e in entities if self.known_types[e]}
+
     def has_link(self, s: str, p: str, o: str) -> bool:
         if self.pindex.get(p) != self.own_predicate:
             self._need_either(self.id(s), self.id(o))
@@ -374,6 +386,7 @@ class NeighbourhoodReader:
         self.pairs: set[tuple[str, str]] = set()  # (hub, other): every link between the two fetched
         self.middle_pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}  # see Neighbourhood.middle_steps
         self.degrees: dict[str, int] = {}
+        self.types: dict[str, list[str]] = {}  # entity -> asserted classes (Neighbourhood.entity_types)
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self.totals: dict[str, tuple[int, int]] = {}  # entity -> (links, links of content predicates)
         self._reverse: dict[str, dict[str, int]] = {}
@@ -397,6 +410,7 @@ class NeighbourhoodReader:
         self.picked.update(((names[node], *index.side(step), k), names[other])
                            for (node, step, k), other in index.picks.items())
         self.sizes.update(index.run_sizes or {})
+        self.types.update(index.known_types)
         self.totals.update(index.link_totals or {})
         n = len(names)
         self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
@@ -502,15 +516,20 @@ class NeighbourhoodReader:
         parts = set(index.missing_runs) | set(picks)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
         done = self._count(asked - self.complete, HUB_LINKS)
-        # an entity below HUB_LINKS is fetched whole: the other lookups of it (nearness, the next
-        # walks) would otherwise each cost a round more
         small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
-        done += self.fetch_links(set(index.missing) | small)
+        # a smaller entity whose run counts were asked for (nearness compares them) is fetched whole:
+        # its total is known, its runs' lengths are not. One that only runs were read of (walk steps
+        # mostly) gets those runs: whole, a walk's middle node cost all its links for the one or two
+        # a step follows, and walks were most of what a scenario read (1M triples: 722k of 1.01M rows)
+        done += self.fetch_links(set(index.missing) | (small & set(index.maybe_hubs)))
         done += self.fetch_degrees(index.missing_degrees)
-        runs, drawn = {run for run in index.missing_runs if run[0] not in small}, []
+        runs, drawn = set(index.missing_runs), []
         made = Counter(key[:3] for key in self.picked)
         for part, ks in picks.items():
             if part[0] in self.complete or part in self.runs:
+                continue
+            if part[0] in small:
+                runs.add(part)
                 continue
             links = self.sizes[part[0]].get(part[1:], 0)
             new = [part + (k,) for k in sorted(k for k in ks if k is not None) if part + (k,) not in self.picked]
@@ -534,10 +553,19 @@ class NeighbourhoodReader:
         """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
         of runs a query, their links adding up to at most ``ROW_CAP``, a longer run in slices."""
         todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs)
-        self._count_links(sorted({e for e, _, _ in todo} - set(self.sizes)))
+        entities = sorted({e for e, _, _ in todo} - set(self.sizes))
+        self._count_totals([e for e in entities if e not in self.totals])
+        # a run is packed by its length where that was counted, else by its entity's links in all, which
+        # bound it: counting every run of a small entity would answer a row per predicate it has
+        self._count_links([e for e in entities if self.totals[e][0] > ROW_CAP])
+
+        def length(side: str, run: tuple[str, str]) -> int:
+            sizes = self.sizes.get(run[0])
+            return sizes.get((side, run[1]), 0) if sizes is not None else self.totals[run[0]][0]
+
         for side in ("in", "out"):
             mine = [(e, q) for e, s, q in todo if s == side and q in self.pindex]
-            for query in pack(mine, lambda run: self.sizes[run[0]].get((side, run[1]), 0), ROW_CAP, BATCH):
+            for query in pack(mine, lambda run: length(side, run), ROW_CAP, BATCH):
                 if not isinstance(query, list):
                     self._fetch_slices(query[0], side, query[1], 0)
                     continue
@@ -671,7 +699,7 @@ class NeighbourhoodReader:
                               run_sizes=self.sizes, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
                                      for (e, side, q, k), other in self.picked.items()},
-                              middle_pairs=self.middle_pairs)
+                              middle_pairs=self.middle_pairs, known_types=self.types)
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
 

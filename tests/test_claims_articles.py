@@ -179,6 +179,39 @@ def test_a_names_class_is_kept_apart_from_a_label_files_and_the_kept_names_stay_
     assert de.phrase("Schweiz", "gen") == "der Schweiz"
 
 
+def plain_join(text, slot, phrase, contractions, elisions=(), own=()):
+    """``articles.join`` trying every contraction, as it did before it tried only those a phrase's first
+    character leaves (``articles._may_contract``)."""
+    for preposition, article, joined in contractions:
+        spaced = phrase.startswith(article + " ") or (phrase.startswith(article.capitalize() + " ")
+                                                      and article.capitalize() in own)
+        if (spaced or (article.endswith("'") and phrase.startswith(article))) and f"{preposition} {slot}" in text:
+            return text.replace(f"{preposition} {slot}", f"{joined} {phrase[len(article) + spaced:]}", 1)
+    return articles.join(text, slot, phrase, (), elisions, own)
+
+
+def test_join_tries_only_the_contractions_a_phrase_may_take_and_joins_as_trying_all():
+    """Each language's contractions, with names that take each article, its capitalised form (a label's
+    own article, where listed as one and where not), an elided one, a word that merely begins like an
+    article, no article, and an empty name, in every slot position of the contractions' prepositions:
+    the same text as trying every contraction."""
+    slot = "\x02"
+    for lang in ("de", "fr"):
+        said = articles.load(lang)
+        words = {w for c in said.contractions for w in c[:2]} | {"l'", "la", "Le", "Les", "Der", "Das", "dem"}
+        phrases = [""] + [f"{w}{gap}{rest}" for w in sorted(words) for gap in (" ", "")
+                          for rest in ("Mans", "Irak", "Émirats", "")] + ["Anna", "Der", "E516671", "île"]
+        texts = [f"{p} {slot} x" for p, _, _ in said.contractions] + [f"x {slot}", f"{slot} y", f"de {slot}"]
+        cases = [(contractions, own) for contractions in (said.contractions, (("in", "", "i"),) + said.contractions)
+                 for own in ((), said.own or (), tuple(said.own or ()) + ("La",))]
+        for contractions, own in cases:
+            for text in texts:
+                for phrase in phrases:
+                    assert articles.join(text, slot, phrase, contractions, said.elisions, own) == \
+                        plain_join(text, slot, phrase, contractions, said.elisions, own), (lang, text, phrase, own)
+        assert articles._may_contract(said.contractions, "E") == ()  # a name taking no article tries none
+
+
 # the entity kinds of an article file (``own_typed``, ``titled``): a malformed file is one clear error
 
 
@@ -243,4 +276,41 @@ def test_an_unreadable_article_file_names_it(tmp_path):
     path = tmp_path / "de.json"
     path.write_text("{", encoding="utf-8")
     with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: cannot read")):
+        articles.read(path, "de")
+
+
+@pytest.mark.parametrize("label,case,said", [
+    # weak and mixed nouns: "des Herrs der Ringe", "des kleinen Prinzs", "dem Name der Rose" before
+    ("Der Herr der Ringe", "gen", "des Herrn der Ringe"),
+    ("Der Herr der Ringe", "dat", "dem Herrn der Ringe"),
+    ("Der kleine Prinz", "gen", "des kleinen Prinzen"),
+    ("Der kleine Prinz", "acc", "den kleinen Prinzen"),
+    ("Der Name der Rose", "gen", "des Namens der Rose"),
+    ("Der Name der Rose", "dat", "dem Namen der Rose"),
+    ("Das Herz der Finsternis", "gen", "des Herzens der Finsternis"),
+    ("Das Herz der Finsternis", "dat", "dem Herzen der Finsternis"),
+    ("Der Seelöwe", "gen", "des Seelöwen"),  # a compound ending in one
+    # a comma after the head noun is not part of it: "des Stoff, aus dem ..." before
+    ("Der Stoff, aus dem die Träume sind", "gen", "des Stoffs, aus dem die Träume sind"),
+    # the strong nouns as before
+    ("Der Spiegel", "gen", "des Spiegels"),
+    ("Der große Eisenbahnraub", "gen", "des großen Eisenbahnraubs"),
+    ("Der Bauernhof", "gen", "des Bauernhofs"),  # "Bauer" begins it, does not end it
+])
+def test_german_head_nouns_of_the_weak_declension_and_before_a_comma(label, case, said):
+    assert articles.load("de").phrase(label, case) == said
+
+
+@pytest.mark.parametrize("value", [
+    ["Herr"], {"Herr": "Herrn"}, {"Herr": {}}, {"Herr": {"gen": ""}}, {"Herr": {"genitive": "Herrn"}}, {"": {"gen": "x"}},
+])
+def test_a_malformed_weak_noun_list_is_an_error_naming_the_file_and_key(tmp_path, value):
+    path = article_file(tmp_path, weak_nouns=value)
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: 'weak_nouns' must map nouns")):
+        articles.read(path, "de")
+
+
+def test_weak_nouns_without_weak_endings_are_an_error(tmp_path):
+    path = article_file(tmp_path, weak_en=None)
+    with pytest.raises(articles.ArticlesError, match=re.escape(f"{path}: 'weak_nouns' must map nouns")):
         articles.read(path, "de")

@@ -191,6 +191,65 @@ def test_shares_that_cannot_be_met_say_how_many_can(store, tmp_path):
         parse_shares("1,2")
 
 
+def test_the_garbage_collector_is_paused_while_claims_are_made_and_then_as_it_was(store, tmp_path, monkeypatch):
+    """``make_claims`` turns Python's cyclic collector off while it works and back as it was after: on
+    after a set, after a failed one, and after the last of overlapping steps (threads); left off when it
+    was off. The bytes do not depend on it (``test_same_seed_same_bytes_...``, bench/claims_identity.py)."""
+    import gc
+
+    from factforge.claims import build
+
+    seen = []
+    audit = build.audit_claims
+    monkeypatch.setattr(build, "audit_claims", lambda *args, **kwargs: seen.append(gc.isenabled()) or audit(*args, **kwargs))
+    assert gc.isenabled()
+    make(store, tmp_path / "a")
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(SharesError):
+        make(store, tmp_path / "b", count=40)
+    assert gc.isenabled()
+    with build.collector_paused():
+        with build.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        make(store, tmp_path / "c")
+        assert not gc.isenabled() and seen == [False, False]
+    finally:
+        gc.enable()
+
+
+def test_a_chinese_set_leaves_none_of_its_frames_to_the_garbage_collector(tmp_path):
+    """Importing jieba leaves a reference cycle holding the frames on the stack then (pkg_resources's);
+    imported by the audit, deep in the step, it held the step's frames and all their records for the
+    collector's next pass. ``make_claims`` imports it first: in a fresh interpreter, after a Chinese
+    set, the collector finds no frame of the claims code among what only cycles keep."""
+    import subprocess
+    import sys
+
+    script = f"""
+import gc, sys, types
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import store_from_text
+from test_claims_labels import KB, make
+store = store_from_text(Path({str(tmp_path)!r}), "kb.ttl", KB)
+assert "jieba" not in sys.modules
+gc.collect()
+gc.set_debug(gc.DEBUG_SAVEALL)
+make(store, Path({str(tmp_path / "c")!r}), langs=["en", "zh"])
+gc.collect()
+assert "jieba" in sys.modules
+print(sorted({{f.f_code.co_name for f in gc.garbage if isinstance(f, types.FrameType)
+               and "/claims/" in f.f_code.co_filename}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_same_seed_same_bytes_and_another_seed_another_set(store, tmp_path):
     first, second = make(store, tmp_path / "a", seed=5), make(store, tmp_path / "b", seed=5)
     for name in ("claims.jsonl", "answers.json", "reference.sorted.nt", "manifest.json"):
@@ -237,6 +296,20 @@ def test_answers_are_one_json_object_with_one_claim_a_line(store, tmp_path):
     assert lines[0] == '{"answers": {' and len(lines) == len(ids) + 7
     for number, line in zip(ids, lines[1:]):
         assert json.loads("{" + line.rstrip(",") + "}") == {number: data["answers"][number]}
+
+
+@pytest.mark.parametrize("options", [dict(count=9, negation=1.0, langs=["en", "de"]), dict(count=9, conjunction=1.0),
+                                     dict(langs=["fr", "zh"])])
+def test_the_audited_claims_are_those_the_claims_file_reads_as(store, tmp_path, options):
+    """The claims step audits its records in memory as ``as_claims`` makes them, without the checks a
+    file's records get: they are the claims ``fever_io.claims_of`` reads from the written file, with
+    every label, negated and conjoined claims (two-triple evidence) and NOT ENOUGH INFO's placeholder."""
+    from factforge.claims.fever_io import claims_of
+    from factforge.claims.records import as_claims
+
+    _, claims, _ = read(make(store, tmp_path / "c", **options))
+    assert {c["label"] for c in claims} == {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
+    assert as_claims(claims) == claims_of(enumerate(claims, 1), "claims.jsonl")
 
 
 def test_negated_claims_come_in_symmetric_sets(store, tmp_path):

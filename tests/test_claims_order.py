@@ -198,3 +198,27 @@ def test_the_plan_key_hashes_the_lines_its_module_names(tmp_path, monkeypatch, c
     expected = hashlib.sha256(b"factforge/claims/plan-key\n5\n" + digest.digest()).digest()
     assert plan_key(index, 5, predicates) == expected
     assert digest.digest() != hashlib.sha256().digest()  # lines were hashed
+
+
+def test_the_plan_keys_lines_are_hashed_once_per_kb_and_give_the_key_hashed_anew(tmp_path, monkeypatch):
+    """``plan_key`` with the KB's statistics cache keeps the digest of the lines there: the key is the one
+    hashed without the cache, for any seed and predicate order; a later call (another process's: the
+    cache's in-process memo set aside) reads it and hashes no line; a secret, which goes into the lines'
+    digest, is never served from it, and another predicate set has its own."""
+    import factforge.claims.plan_key as module
+    from factforge.sparql import cache as cache_module
+    from factforge.sparql.cache import StatsCache
+
+    store = store_from_text(tmp_path, "u.ttl", UNICODE_KB)
+    index, kb_cache = adjacency(store), StatsCache(store)
+    predicates = (EX + "near", EX + "capital")
+    plain = {seed: plan_key(index, seed, predicates) for seed in (0, 5)}
+    assert plan_key(index, 0, predicates, cache=kb_cache) == plain[0]
+    cache_module._MEMO.clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "_lines_digest", lambda *args: pytest.fail("the lines were hashed again"))
+        assert plan_key(index, 5, predicates, cache=kb_cache) == plain[5]
+        assert plan_key(index, 5, predicates[::-1], cache=kb_cache) == plain[5]
+    assert plan_key(index, 5, predicates, b"secret", cache=kb_cache) == plan_key(index, 5, predicates, b"secret")
+    assert plan_key(index, 5, predicates, b"secret") != plain[5]
+    assert plan_key(index, 5, predicates[1:], cache=kb_cache) == plan_key(index, 5, predicates[1:]) != plain[5]

@@ -738,3 +738,35 @@ def test_a_german_label_in_lower_case_after_its_article_is_said_as_written():
     from factforge.claims.articles import load
 
     assert load("de").phrase("Das glasperlenspiel", "dat") is None
+
+
+# 18. English generic wording of Wikidata's and DBpedia's labels by their kind
+
+
+@pytest.mark.parametrize("label,text,negated", [
+    # a participle that begins a noun phrase is not a relation ("Ann is unmarried partner Bob" before)
+    ("unmarried partner", "The unmarried partner of Ann is Bob.", "The unmarried partner of Ann is not Bob."),
+    ("associated band", "The associated band of Ann is Bob.", "The associated band of Ann is not Bob."),
+    # a participle before its preposition still is one
+    ("educated at", "Ann is educated at Bob.", "Ann is not educated at Bob."),
+    # finite verbs ("Ann is shares border with Bob", "The studies of Ann is Bob" before)
+    ("shares border with", "Ann shares border with Bob.", "Ann does not share border with Bob."),
+    ("studies", "Ann studies Bob.", "Ann does not study Bob."),
+    # "has" before a relation ending in a preposition ("The junction with of Ann is Bob" before)
+    ("has junction with", "Ann has junction with Bob.", "Ann does not have junction with Bob."),
+    # "has" before a noun, as before
+    ("has child", "The child of Ann is Bob.", "The child of Ann is not Bob."),
+    # the subject is the member ("The member of sports team of Ann is Bob", "Ann is member of Bob" before)
+    ("member of sports team", "Ann is a member of sports team Bob.", "Ann is not a member of sports team Bob."),
+    ("member of", "Ann is a member of Bob.", "Ann is not a member of Bob."),
+    # a title is a noun: the object is the member
+    ("Member of Parliament", "The Member of Parliament of Ann is Bob.", "The Member of Parliament of Ann is not Bob."),
+])
+def test_english_generic_wording_follows_the_labels_kind(label, text, negated):
+    names = Names()
+    names.main[("http://ex/ann", "en")] = ("Ann", "kb")
+    names.main[("http://ex/bob", "en")] = ("Bob", "kb")
+    names.main[("http://ex/p", "en")] = (label, "kb")
+    fact = Fact("http://ex/ann", "http://ex/p", "http://ex/bob")
+    assert say_it(fact, "en", names, 0).text == text
+    assert say_it(fact, "en", names, 0, negated=True).text == negated

@@ -555,8 +555,7 @@ def test_the_audit_panel_shows_the_apis_audit(page, demo_http):
             continue
         expect(row).to_have_attribute("data-auroc", str(result["auroc"]))
         expect(row.locator(".auroc")).to_have_text(f"{result['auroc']:.3f}")
-        expect(row.locator(".pill")).to_have_text(
-            "over" if result["auroc"] > limit else "under" if result["auroc"] < 1 - limit else "ok")
+        expect(row.locator(".pill")).to_have_text(_verdict(result, limit))
     drift = report["drift"]
     expect(page.locator("#audit-drift-top")).to_have_text(drift["top"])
     expect(page.locator("#audit-drift-share")).to_have_text(f"{round(drift['share'] * 100)}%")
@@ -569,6 +568,47 @@ def test_the_audit_panel_shows_the_apis_audit(page, demo_http):
     # The shown features are the strongest (ties may come in any order).
     assert sorted(max(abs(report["pmi"][f]["npmi_true"]), abs(report["pmi"][f]["npmi_false"])) for f in shown) \
         == sorted(strengths)
+
+
+def _verdict(result: dict, limit: float) -> str:
+    if result["auroc"] > limit:
+        return "over"
+    if result["auroc"] < 1 - limit:
+        fit = result.get("in_sample")
+        return "fold artifact" if fit is not None and 1 - limit <= fit <= limit else "under"
+    return "ok"
+
+
+# The demo KB's 60-fact random-walk birthPlace set at seed 2: its subjects and objects are each as
+# often true as false, and its folds read the frequency baseline below chance (0.367) while a fit on
+# every fact is at chance (0.500).
+FOLD_ARTIFACT_SPEC = {"predicate": "dbo:birthPlace", "size": 60, "transparency": 0, "ambiguous": "random_walk",
+                      "seed": 2}
+
+
+def test_the_audit_panel_tells_a_fold_artifact_from_a_shortcut(page, demo_http):
+    open_scenario_tab(page)
+    choose_predicate(page, "birthPlace", "dbo:birthPlace")
+    page.fill("#f-size", str(FOLD_ARTIFACT_SPEC["size"]))
+    page.fill("#f-transparency", str(FOLD_ARTIFACT_SPEC["transparency"]))
+    page.select_option("#f-ambiguous", FOLD_ARTIFACT_SPEC["ambiguous"])
+    page.fill("#f-seed", str(FOLD_ARTIFACT_SPEC["seed"]))
+    page.click("#generate")
+    expect(page.locator("#scenario-result")).to_be_visible()
+    api = requests.post(f"{demo_http}/api/scenarios", json=FOLD_ARTIFACT_SPEC, timeout=60)
+    assert api.status_code == 201, api.text
+    expect(page.locator("#scenario-id")).to_have_text(api.json()["id"])
+    report = requests.get(f"{demo_http}/api/scenarios/{api.json()['id']}/audit", timeout=30).json()
+    limit = report["thresholds"]["auroc"]
+    artifacts = [name for name, result in report["baselines"].items()
+                 if result["auroc"] is not None and _verdict(result, limit) == "fold artifact"]
+    assert artifacts, f"the scenario no longer has a fold artifact; pick another spec: {report['baselines']}"
+    expect(page.locator("#audit-badge")).to_have_attribute("data-flagged", "true" if report["flagged"] else "false")
+    for name in artifacts:
+        pill = page.locator(f"#audit-baselines tr[data-baseline='{name}'] .pill")
+        expect(pill).to_have_text("fold artifact")
+        expect(pill).to_have_class("pill ok")
+        expect(pill).to_have_attribute("title", re.compile(r"in sample 0\.\d{3}, so the folds' artifact, not flagged"))
 
 
 def test_perfect_predictions_give_auroc_one_and_a_roc_picture(page, demo_http, tmp_path):

@@ -48,7 +48,8 @@ class TypeOnly(FeatureChecker):
         entities = {r["subject"] for r in records} | {r["object"] for r in records}
         tree = profiles.class_tree(store)
         classes = {}
-        for entity, types in profiles.entity_types(store, entities).items():
+        # through the index: a neighbourhood has the types its generation asked for, and asks only the rest
+        for entity, types in self.reference.index.entity_types(store, entities).items():
             classes[entity] = sorted(set(types).union(*(tree.ancestors(t) for t in types)))
         rows = []
         for r in records:

@@ -39,9 +39,9 @@ class TypeOracle:
                 self._types[e], self._depth[e] = by_classes[direct]
             missing = rest
         if missing:
-            paths = profiles.type_paths(store, missing)
+            tree, found = profiles.class_tree(store), index.entity_types(store, missing)
             for e in missing:
-                self._types[e], self._depth[e] = _flatten(paths.get(e, []))
+                self._types[e], self._depth[e] = _flatten(profiles.paths_of(tree, found[e]) if e in found else [])
 
     def types(self, entity: str) -> frozenset[str]:
         if entity not in self._types:

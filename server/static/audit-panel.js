@@ -78,15 +78,20 @@ function showBaselines(baselines, aurocLimit) {
   rows.replaceChildren();
   for (const [name, result] of Object.entries(baselines)) {
     const value = result && typeof result.auroc === "number" ? result.auroc : null;
-    // far below chance is as much a shortcut as far above: the features tell the label reversed
-    const verdict = value === null ? "skipped" : value > aurocLimit ? "over" : value < 1 - aurocLimit ? "under" : "ok";
-    const style = verdict === "under" ? "over" : verdict;
+    // far below chance is as much a shortcut as far above: the features tell the label reversed;
+    // unless a model fit on every fact is at chance too (in_sample), when the folds made it
+    let verdict = value === null ? "skipped" : value > aurocLimit ? "over" : value < 1 - aurocLimit ? "under" : "ok";
+    const fit = result && typeof result.in_sample === "number" ? result.in_sample : null;
+    if (verdict === "under" && fit !== null && fit >= 1 - aurocLimit && fit <= aurocLimit) verdict = "fold artifact";
+    const style = verdict === "under" ? "over" : verdict === "fold artifact" ? "ok" : verdict;
+    const why = verdict === "fold artifact"
+      ? "below chance out of fold only: in sample " + fixed(fit, 3) + ", so the folds' artifact, not flagged" : null;
     rows.append(el("tr", { "data-baseline": name, class: style, "data-auroc": value === null ? null : String(value) },
       el("th", { scope: "row", title: BASELINE_HELP[name] || null, text: name }),
       el("td", { class: "bar" }, value === null ? el("span", { class: "muted small", text: result.skipped || "skipped" })
         : meter(value, aurocLimit, name + " baseline AUROC")),
       el("td", { class: "num auroc", text: fixed(value, 3) }),
-      el("td", {}, el("span", { class: "pill " + style, text: verdict }))));
+      el("td", {}, el("span", { class: "pill " + style, text: verdict, title: why }))));
   }
 }
 
