@@ -27,11 +27,12 @@ others. Above three in four, one alternative predicate *is* the false class.
 
 Below chance is confirmed before it is flagged. A feature as often true as false over the whole set
 (every entity of a small matched set, say) says nothing, yet a fold's training facts can lean
-against its held-out ones, and pooled out-of-fold scores then fall below chance: the demo KB's
-60-fact random-walk set read 0.32-0.52 by fold seed on its frequency baseline. So a result below
-``1 - auroc_threshold`` also carries ``in_sample``, the AUROC of the same model fit on every fact
-and scored on them, and is flagged only when that too is beyond the threshold: features that a
-model seeing every label cannot tell apart give no shortcut, reversed or not.
+against its held-out ones, and pooled out-of-fold scores then fall below chance (a case is in
+docs/evaluation.md). So a result below ``1 - auroc_threshold`` also carries ``in_sample``, the AUROC
+of the same model fit on every fact and scored on them, and is flagged only when that too is beyond
+the threshold: features that a model seeing every label cannot tell apart give no shortcut,
+reversed or not.
+
 PMI is reported, never flagged on: a feature with a high NPMI also lifts the shape baseline.
 
 Every number is rounded and every fold seeded, so the same facts give the same report (it is

@@ -315,9 +315,9 @@ class Neighbourhood(Adjacency):
         return alive, reached
 
     def entity_types(self, store: Store, entities) -> dict[str, list[str]]:
-        """As over the whole index; asked of the store once per entity over every round (each round
-        checks the types of every walk end again: asked afresh, that was 119k rows of a 1M-triple KB
-        for 300 facts)."""
+        """As over the whole index; asked of the store once per entity over every round: each round
+        checks the types of every walk end again (docs/performance.md, issue 17's session-17 figures)."""
+        entities = list(entities)  # read twice: an iterator would be spent by the first
         todo = sorted(set(entities) - self.known_types.keys())
         if todo:
             found = super().entity_types(store, todo)
@@ -520,7 +520,7 @@ class NeighbourhoodReader:
         # a smaller entity whose run counts were asked for (nearness compares them) is fetched whole:
         # its total is known, its runs' lengths are not. One that only runs were read of (walk steps
         # mostly) gets those runs: whole, a walk's middle node cost all its links for the one or two
-        # a step follows, and walks were most of what a scenario read (1M triples: 722k of 1.01M rows)
+        # a step follows, and walks were most of what a scenario read (docs/performance.md)
         done += self.fetch_links(set(index.missing) | (small & set(index.maybe_hubs)))
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = set(index.missing_runs), []

@@ -287,8 +287,7 @@ def _balanced_objects(order_seed: int) -> list[dict]:
     """Each subject one true and one false fact; objects named 10, 8, 6 and 4 times and nine twice,
     each as often true as false, and twenty named once, ten by a true fact and ten by a false one: how
     often an object occurs says nothing. Held out, a fold's once-named objects leave training with
-    their labels, so its training leans against them (the demo KB's 60-fact random-walk set of
-    session 16 read 0.32-0.52 by fold seed)."""
+    their labels, so its training leans against them."""
     import random
 
     counts = [(5, 5), (4, 4), (3, 3), (2, 2)] + [(1, 1)] * 9 + [(1, 0)] * 10 + [(0, 1)] * 10

@@ -951,9 +951,8 @@ def test_a_scenario_says_when_subjects_are_false_more_or_less_often_than_true(co
 
 
 def test_the_id_screen_of_in_kb_agrees_with_in_kb_by_name(dbpedia_store):
-    """``in_kb_nodes`` reads the predicate's pairs as ids from the index's arrays (looking each of a
-    10M KB's 1.19M pairs up by name was 4.4 s a scenario): the same answer as ``in_kb`` by name, for
-    the predicate's own pairs, their reversals and random pairs."""
+    """``in_kb_nodes`` reads the predicate's pairs as ids from the index's arrays, not by name: the
+    same answer as ``in_kb`` by name, for the predicate's own pairs, their reversals and random pairs."""
     from factforge.generators import positives
     from factforge.generators.negatives.kb_view import KBView
     from factforge.sparql.adjacency import adjacency

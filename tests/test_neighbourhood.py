@@ -228,3 +228,21 @@ def test_links_kept_between_rounds_index_like_the_strings_sorted_afresh():
         assert entities == sorted({e for s, _, o in expected for e in (s, o)})
         assert [(entities[a], p, entities[b]) for a, p, b in zip(src.tolist(), pred.tolist(), dst.tolist())] == expected
         assert len(links) == len(expected)
+
+
+def test_a_neighbourhoods_types_are_the_stores_and_are_asked_once(dbpedia_store, monkeypatch):
+    """``Neighbourhood.entity_types`` keeps what it asked over the rounds (each round's index shares the
+    reader's) and reads its argument once: an iterator gives the same answer as a list."""
+    from factforge.sparql import profiles
+
+    reader = NeighbourhoodReader(dbpedia_store, "http://dbpedia.org/ontology/birthPlace", degrees=False)
+    people = sorted({e for e in reader.links.names if "/resource/" in e})[:50]
+    expected = {e: t for e, t in profiles.entity_types(dbpedia_store, people).items() if t}
+    assert expected  # DBpedia50 types its people
+    assert reader.index().entity_types(dbpedia_store, iter(people)) == expected
+    asked = []
+    select = dbpedia_store.select
+    monkeypatch.setattr(dbpedia_store, "select",
+                        lambda template, **params: (asked.append(template), select(template, **params))[1])
+    assert reader.index().entity_types(dbpedia_store, people) == expected  # a new round's index
+    assert "entity_types" not in asked

@@ -252,9 +252,9 @@ ENTITY_TYPES = load("entity_types").body.split("$", 1)[0]
 def test_walks_through_ordinary_nodes_read_the_runs_they_step_along_and_types_once(tmp_path, fresh_cache,  # noqa: F811
                                                                                    monkeypatch):
     """Issue 17: a walk's step from a node that is not a hub reads that node's run (one predicate's
-    links in one direction), not its every link: fetched whole, the middle nodes of walks were 722k
-    of the 1.01M rows a 300-fact scenario read of a 1M-triple KB. And an entity's types are asked
-    once, not again in each round that checks the same walk end. The scenario is the embedded one."""
+    links in one direction), not its every link (fetched whole, walks' middle nodes were most of the
+    rows a scenario read). And an entity's types are asked once, not again in each round that checks
+    the same walk end. The scenario is the embedded one."""
     here, there, proxy = generated_both_ways(tmp_path, monkeypatch, TAUGHT_KB, MIDDLES)
     assert here == there
     assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # walks went through schools

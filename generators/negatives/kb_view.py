@@ -60,7 +60,8 @@ class KBView:
         n = len(index.entities)
         if self._pair_codes is None:
             # kb_pairs are the predicate's links of this index (positives.kb_pairs): read as ids from its
-            # arrays, not by looking each name up (4.4 s of a 300-fact scenario's 11.5 s at 10M triples)
+            # arrays, not by looking each name up: on a large KB that lookup was most of a scenario's
+            # matching (docs/performance.md, the 10M warm-scenario target)
             pid = index.pindex.get(self.predicate)
             mask = index.pred == pid if pid is not None else np.zeros(index.pred.size, dtype=bool)
             self._pair_codes = np.sort(index.src[mask].astype(np.int64) * n + index.dst[mask])
