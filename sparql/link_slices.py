@@ -6,8 +6,9 @@ cuts at 2^20 without saying so), and made the endpoint sort them all for every p
 entity's links (``entity_link_totals``, counted in the store), and per predicate and direction
 those of an entity with more than the cap (``entity_link_degrees``), the entities are packed into
 batches whose links add up to at most the cap; an entity with more links than that is read a
-predicate and a direction at a time (``entity_in_links``, ``entity_out_links``), a predicate with
-more in slices of the cap, in a fixed order.
+predicate and a direction at a time (``entity_in_runs``, ``entity_out_runs``), each run in one
+unordered query that the store shows whole or pages (ordered slices of the cap made the store sort
+the whole run for each slice).
 """
 from __future__ import annotations
 

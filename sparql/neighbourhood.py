@@ -11,8 +11,9 @@ A scenario reads:
   facts (``entity_links``, a VALUES batch of entities a query, one round a hop), in answers of at
   most ``ROW_CAP`` rows: the links of each entity are counted first (``entity_link_totals``; per
   predicate and direction, ``entity_link_degrees``, only where there are more than ``ROW_CAP``, or
-  ``HUB_LINKS`` for a run's lookups), and a hub's are read a predicate at a time, in slices
-  (``sparql.link_slices``);
+  ``HUB_LINKS`` for a run's lookups), and a hub's are read a run (predicate and direction) a query,
+  unordered, which the store shows whole (its COUNT) or pages where a cap cut it (``_fetch_run``,
+  ``sparql.link_slices``);
 * statistics aggregated in the store: the distinct subjects of the links of each predicate
   nearness reads (``predicate_link_subjects``, asked per predicate when first read: shared
   holders are compared with chance), and at leakage ``inverse``/``pair`` how many facts of the
@@ -27,8 +28,7 @@ in one direction (a run: a walk step, ``follow``) needs only that run (``missing
 seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
 the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
 a country reads a link of it, not its hundreds of thousands; a run whose draws outnumber its
-slices of ``ROW_CAP`` is read in those slices instead (each draw's query sorts the run in the store
-as a slice does). Nearness reads of a hub only the runs it compares (``need_linked``,
+pages of ``ROW_CAP`` is read whole instead (each draw's query sorts the run in the store). Nearness reads of a hub only the runs it compares (``need_linked``,
 ``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
 only a hub's links to the nodes a path from the subject reaches (``links_among``,
 ``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query); of a middle node of
@@ -430,27 +430,22 @@ class NeighbourhoodReader:
                     if pid is not None:
                         self.links.add(row["s"].value, pid, row["o"].value)
             else:
-                self._fetch_slices(*query)
+                self._fetch_run(*query[:3])
         self.complete.update(todo)
         return len(todo)
 
-    def _fetch_slices(self, entity: str, side: str, predicate: str, links: int) -> None:
-        """One predicate's links of a hub in one direction, ``ROW_CAP`` a query, in a fixed order."""
+    def _fetch_run(self, entity: str, side: str, predicate: str) -> None:
+        """One predicate's links of a hub in one direction, in one query (``entity_{side}_runs``),
+        sorted here: an ordered slice made the store sort the whole run for each one (Oxigraph took
+        half a minute a slice of a 183,000-link run at 10M triples, against a second for the run
+        unordered). The store shows the answer whole (its COUNT) or pages it where a cap cut it."""
         pid = self.pindex.get(predicate)
         if pid is None:
             return  # a schema predicate: dropped from the links anyway
-        offset = 0
-        while True:
-            read = 0
-            for row in self.store.select(f"entity_{side}_links", entity=NamedNode(entity),
-                                         predicate=NamedNode(predicate), limit=ROW_CAP, offset=offset):
-                read += 1
-                other = row["x"].value
-                self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
-            self.rows += read
-            if read < ROW_CAP:  # the count may be outdated: the answers say where the links end
-                return
-            offset += ROW_CAP
+        for row in self.store.select(f"entity_{side}_runs", runs=[(NamedNode(entity), NamedNode(predicate))]):
+            self.rows += 1
+            other = row["x"].value
+            self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
 
     def fetch_predicate(self, predicate: str) -> None:
         """Every link of the predicate (``predicate_facts``, paged)."""
@@ -509,7 +504,7 @@ class NeighbourhoodReader:
         A run a lookup read of a hub (an entity with more than ``HUB_LINKS`` links) is fetched
         alone, in VALUES batches of runs (``fetch_runs``); a walk's draw from a hub's run of at most
         ``HUB_LINKS`` fetches that run too, from a longer one only the link it drew (``pick``), or
-        the run in its slices when its draws, made and pending, are more queries than those."""
+        the whole run when its draws, made and pending, outnumber its pages."""
         picks: dict[tuple[str, str, str], set] = {}
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
@@ -533,11 +528,11 @@ class NeighbourhoodReader:
                 continue
             links = self.sizes[part[0]].get(part[1:], 0)
             new = [part + (k,) for k in sorted(k for k in ks if k is not None) if part + (k,) not in self.picked]
-            # a draw is a query that sorts the whole run in the store, as a slice does, for one
-            # row: once the run's draws (made and pending) outnumber its slices, the slices are
-            # cheaper, and the walks' next draws there cost nothing. No query answers several
-            # places of a run (OFFSET gives one), so the choice is per run: at most its slices'
-            # queries when its draws come in one round, at most twice over several
+            # a draw is a query that sorts the whole run in the store for one row; the run read
+            # whole is one query, unordered (cheaper in the store than one draw), but all its
+            # rows: once the run's draws (made and pending) outnumber its pages, it is read, and
+            # the walks' next draws there cost nothing. No query answers several places of a run
+            # (OFFSET gives one), so the choice is per run
             if links <= HUB_LINKS or made[part] + len(new) > slices(links):
                 runs.add(part)
             else:
@@ -567,7 +562,7 @@ class NeighbourhoodReader:
             mine = [(e, q) for e, s, q in todo if s == side and q in self.pindex]
             for query in pack(mine, lambda run: length(side, run), ROW_CAP, BATCH):
                 if not isinstance(query, list):
-                    self._fetch_slices(query[0], side, query[1], 0)
+                    self._fetch_run(query[0], side, query[1])
                     continue
                 listed = [(NamedNode(e), NamedNode(q)) for e, q in query]
                 for row in self.store.select(f"entity_{side}_runs", runs=listed):
@@ -597,10 +592,14 @@ class NeighbourhoodReader:
         pairs (b, c) with middle -b- y and object -c- y, y none of the three (``middle_step_pairs``,
         a VALUES batch of them a query): the rows are step pairs, not the middle's links."""
         todo = sorted(set(middles) - set(self.middle_pairs))
+        # each row is asked from its end with fewer links (the query's two halves): counted first
+        self._count_totals(sorted({e for x, o, _ in todo for e in (x, o)} - set(self.totals) - set(self.sizes)))
         for batch in batched(todo, BATCH):
             found: dict[tuple[str, str, str], set] = {key: set() for key in batch}
             rows = [tuple(NamedNode(e) for e in key) for key in batch]
-            for row in self.store.select("middle_step_pairs", middles=rows):
+            by_middle = [row for key, row in zip(batch, rows) if self._links(key[0]) <= self._links(key[1])]
+            by_object = [row for key, row in zip(batch, rows) if self._links(key[0]) > self._links(key[1])]
+            for row in self.store.select("middle_step_pairs", middles=by_middle, middles_object_first=by_object):
                 self.rows += 1
                 b, c = self.pindex.get(row["b"].value), self.pindex.get(row["c"].value)
                 if b is not None and c is not None:  # a schema step is not in the index's paths
@@ -644,7 +643,7 @@ class NeighbourhoodReader:
             self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
             self.picked[(entity, side, predicate, k)] = other
             return 1
-        self._fetch_slices(entity, side, predicate, self.sizes[entity].get((side, predicate), 0))
+        self._fetch_run(entity, side, predicate)
         self.runs.add((entity, side, predicate))
         return 1
 
@@ -714,8 +713,9 @@ _SIGN = {"out": 1, "in": -1}  # a step's direction as the queries name it
 
 
 def slices(links: int) -> int:
-    """Queries that read a run of ``links`` whole, at most: one a ``ROW_CAP`` slice, and the page
-    that ends it short (``_fetch_slices``: the count may be outdated, the answers say the end)."""
+    """Pages of ``ROW_CAP`` rows a run of ``links`` takes, and the page that ends it short: how many
+    draws of a run are worth its rows (a draw answers one row; pages are what a capped endpoint
+    answers the run in)."""
     return links // ROW_CAP + 1
 
 

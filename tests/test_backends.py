@@ -60,6 +60,8 @@ def params_for(template, store):
         elif name == "middles":  # Einstein died in Princeton, a borough as Belmar is; London: no link to Belmar
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                             (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
+        elif name == "middles_object_first":  # the same, asked from the object's side
+            values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
         elif name == "schema":
             values[name] = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
         elif name == "facts":
@@ -95,6 +97,20 @@ def test_template_gives_identical_rows(name, dbpedia_store, remote):
         return
     assert local, f"{name} returned no row on DBpedia50: the comparison would prove nothing"
     assert local == canonical(remote.select(name, **values))
+
+
+def test_middle_step_pairs_are_the_same_from_either_end(dbpedia_store, remote):
+    """A row is asked from its middle's or its object's side (whichever has fewer links): the step
+    pairs must not depend on the side."""
+    middles = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
+               (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
+               (iri("dbr:Soviet_Union"), iri("dbr:London"), iri("dbr:Albert_Einstein"))]
+    for store in (dbpedia_store, remote):
+        by_middle = canonical(store.select("middle_step_pairs", middles=middles, middles_object_first=[]))
+        by_object = canonical(store.select("middle_step_pairs", middles=[], middles_object_first=middles))
+        split = canonical(store.select("middle_step_pairs", middles=middles[:1], middles_object_first=middles[1:]))
+        assert by_middle, "no step pair on DBpedia50: the comparison would prove nothing"
+        assert by_middle == by_object == split
 
 
 def test_profiles_agree(dbpedia_store, remote):
