@@ -232,6 +232,10 @@ class Neighbourhood(Adjacency):
         (``middle_step_pairs``): a middle node of a length-3 path is not read for them."""
         if self.complete[x] and self.complete[o]:
             return None
+        if not self.complete[x] and self.known_degree[x] < 0:
+            # x's degree is being counted (``degree`` noted it): a hub is no middle, and its pairs
+            # cost the store a walk over the other end's links, so they wait for the count
+            return []
         key = (self.entities[x], self.entities[o], self.entities[s])
         pairs = self.middle_pairs.get(key)
         if pairs is None:

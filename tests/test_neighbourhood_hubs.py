@@ -336,3 +336,19 @@ def test_length_three_path_search_passes_over_a_blank_middle_node(tmp_path, fres
     friend = int(index.follow(pupil, knows)[0])
     assert town in index.follow(int(index.follow(friend, lives)[0]), -region).tolist()
     assert (knows, lives, -region) not in meta_paths(index, pupil, town, 3, born)
+
+
+def test_a_middle_over_the_hub_degree_is_never_asked_for_step_pairs(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: path search skips a middle node over ``HUB_DEGREE``; through an endpoint its degree
+    is counted first, and until then its step pairs are not asked (at 10M triples a tenth of the
+    middles asked were such, half the store's work: each walks the other end's every link). With
+    the hub degree lowered under a school's links, no school is asked for, and the scenario is the
+    embedded one."""
+    from factforge.generators.negatives import random_walk
+
+    monkeypatch.setattr(random_walk, "HUB_DEGREE", PUPILS // SCHOOLS - 1)
+    here, there, proxy = generated_both_ways(tmp_path, monkeypatch, MIDDLES_KB, MIDDLES)
+    assert here == there
+    middle_query = load("middle_step_pairs").body.split("$", 1)[0]
+    asked = [query for query, _ in proxy.answers if middle_query in query]
+    assert asked and not [query for query in asked if f"<{EX}School" in query]
