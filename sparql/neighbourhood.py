@@ -40,6 +40,7 @@ read only whole neighbourhoods, so it made what the whole index makes.
 """
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,6 +53,7 @@ from .cache import StatsCache
 from .fetched_links import FetchedLinks
 from .link_slices import pack, plan
 from .profiles import BATCH, batched, content_predicates, stable_key
+from .read_costs import ReadCosts
 from .store import Store
 from .terms import SCHEMA_NAMESPACES, iri, is_schema_predicate
 
@@ -395,6 +397,8 @@ class NeighbourhoodReader:
         self.totals: dict[str, tuple[int, int]] = {}  # entity -> (links, links of content predicates)
         self._reverse: dict[str, dict[str, int]] = {}
         self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
+        # shared by the readers of one store object: a slow sort is learnt once per process
+        self.costs = getattr(store, "read_costs", None) or ReadCosts()
         pid = self.pindex.get(predicate)
         if fetched is not None:
             self._take(fetched)
@@ -428,11 +432,14 @@ class NeighbourhoodReader:
         self._count(todo, ROW_CAP)
         for query in plan(todo, self._links, self.sizes, ROW_CAP, BATCH):
             if isinstance(query, list):
+                started, read = time.perf_counter(), 0
                 for row in self.store.select("entity_links", entities=[NamedNode(e) for e in query]):
-                    self.rows += 1
+                    read += 1
                     pid = self.pindex.get(row["p"].value)
                     if pid is not None:
                         self.links.add(row["s"].value, pid, row["o"].value)
+                self.rows += read
+                self.costs.read(read, time.perf_counter() - started)
             else:
                 self._fetch_run(*query[:3])
         self.complete.update(todo)
@@ -446,10 +453,13 @@ class NeighbourhoodReader:
         pid = self.pindex.get(predicate)
         if pid is None:
             return  # a schema predicate: dropped from the links anyway
+        started, read = time.perf_counter(), 0
         for row in self.store.select(f"entity_{side}_runs", runs=[(NamedNode(entity), NamedNode(predicate))]):
-            self.rows += 1
+            read += 1
             other = row["x"].value
             self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
+        self.rows += read
+        self.costs.read(read, time.perf_counter() - started)
 
     def fetch_predicate(self, predicate: str) -> None:
         """Every link of the predicate (``predicate_facts``, paged)."""
@@ -536,8 +546,9 @@ class NeighbourhoodReader:
             # whole is one query, unordered (cheaper in the store than one draw), but all its
             # rows: once the run's draws (made and pending) outnumber its pages, it is read, and
             # the walks' next draws there cost nothing. No query answers several places of a run
-            # (OFFSET gives one), so the choice is per run
-            if links <= HUB_LINKS or made[part] + len(new) > slices(links):
+            # (OFFSET gives one), so the choice is per run. A store seen to sort slowly (Oxigraph)
+            # gets runs whole: there a draw took far longer than its whole run (``read_costs``)
+            if links <= HUB_LINKS or made[part] + len(new) > (0 if self.costs.sorts_slowly else slices(links)):
                 runs.add(part)
             else:
                 drawn += new
@@ -569,10 +580,13 @@ class NeighbourhoodReader:
                     self._fetch_run(query[0], side, query[1])
                     continue
                 listed = [(NamedNode(e), NamedNode(q)) for e, q in query]
+                started, read = time.perf_counter(), 0
                 for row in self.store.select(f"entity_{side}_runs", runs=listed):
-                    self.rows += 1
+                    read += 1
                     e, pid, other = row["e"].value, self.pindex[row["q"].value], row["x"].value
                     self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
+                self.rows += read
+                self.costs.read(read, time.perf_counter() - started)
         self.runs.update(todo)
         return len(todo)
 
@@ -640,8 +654,10 @@ class NeighbourhoodReader:
         what a walk drew there. 1 when found; when the run ended before k (the KB changed since
         it was counted), the run is read whole instead."""
         pid = self.pindex[predicate]
+        started = time.perf_counter()
         for row in self.store.select(f"entity_{side}_links", entity=NamedNode(entity),
                                      predicate=NamedNode(predicate), limit=1, offset=k):
+            self.costs.drew(self.sizes[entity].get((side, predicate), 0), time.perf_counter() - started)
             self.rows += 1
             other = row["x"].value
             self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))

@@ -31,6 +31,7 @@ from .interface import Row, Store, StoreError
 from .answer_file import AnswerFile
 from .json_results_stream import JsonResults, MalformedAnswer
 from .messages import shown
+from .read_costs import ReadCosts
 from .paging import SORTED_TOP, Cursor, Select, probe_count, probe_rows, query_form
 from .protocol import EndpointHTTPError, IncompleteAnswer, Reply, SparqlHttp
 from .result_formats import BY_NAME, GRAPH_MEDIA, RESULT_MEDIA
@@ -88,6 +89,7 @@ class EndpointStore(Store):
         self._whole_below = 1                # an answer of fewer rows than this was not cut (the probe showed it)
         self._virtuoso = False               # set by the first answer that says so
         self._dataset_checked = False
+        self.read_costs = ReadCosts()          # what its answers cost, as neighbourhood readers timed them
 
     # --- transport -------------------------------------------------------------------------------
     def _post(self, query: str, accept: str) -> Reply:

@@ -352,3 +352,29 @@ def test_a_middle_over_the_hub_degree_is_never_asked_for_step_pairs(tmp_path, fr
     middle_query = load("middle_step_pairs").body.split("$", 1)[0]
     asked = [query for query, _ in proxy.answers if middle_query in query]
     assert asked and not [query for query in asked if f"<{EX}School" in query]
+
+
+def test_a_store_that_sorts_slowly_gets_its_hub_runs_read_whole_not_drawn(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a draw sorts the hub's run in the store; Oxigraph's sort cost 25 times the run's
+    unordered read at 10M. Once a store has shown that (``read_costs``), a drawn hub run is read
+    whole, never drawn from, and the scenario is the same. The row cap is lowered so far that the
+    walks' draws are fewer than the run's pages: a store not known to sort slowly gets draws."""
+    from factforge.sparql.read_costs import TIMED_LINKS
+
+    draw_query = load("entity_in_links").body.split("$", 1)[0]
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        monkeypatch.setattr(neighbourhood, "ROW_CAP", 4)
+        here = written(generate(local, ScenarioSpec.from_dict(WALK)), tmp_path / "here", local)
+        drawing = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        drawn = written(generate(drawing, ScenarioSpec.from_dict(WALK)), tmp_path / "drawn", drawing)
+        draws = len([query for query, _ in proxy.answers if draw_query in query])
+        before = len(proxy.answers)
+        slow = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        slow.read_costs.read(TIMED_LINKS, 0.01)
+        slow.read_costs.drew(TIMED_LINKS, 1.0)
+        assert slow.read_costs.sorts_slowly
+        read_whole = written(generate(slow, ScenarioSpec.from_dict(WALK)), tmp_path / "whole", slow)
+    assert here == drawn == read_whole
+    assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through the hub
+    assert draws > 0
+    assert not [query for query, _ in proxy.answers[before:] if draw_query in query]
