@@ -189,3 +189,35 @@ def test_a_subjects_window_agrees_whether_its_sets_are_masked_or_searched(masked
     for (s, o), answer in zip(windows, answers):
         assert answer.tolist() == by_rows.near_nodes(np.full(o.size, s, dtype=np.int64), o).tolist(), s
     assert sum(int(a.sum()) for a in answers) > 20
+
+
+@pytest.mark.parametrize("share", [1, 3])
+def test_a_later_scenario_reads_the_near_sets_an_earlier_one_made(share, dbpedia_store, monkeypatch):
+    """Near sets kept across scenarios (``near_sets``) are the sets a fresh memo would make, a later
+    memo of the same index and predicate reads them instead of making them again, and the kept
+    sets stay within ``LIMIT`` (here all of them, or a third) while a scenario's memo keeps what it read."""
+    from factforge.generators.negatives import near_sets, nearness
+
+    near_sets.forget()
+    first, nodes = _nodes_to_try(dbpedia_store, BIRTH_PLACE)
+    index = first.kb.adjacency
+    sizes = [s.size for s in nearness.near_objects_many(index, nodes, first.granular, first.predicate_subjects,
+                                                        first.predicate_id)]
+    monkeypatch.setattr(near_sets, "LIMIT", sum(sizes) // share)
+    made = {k: first._sets(nodes)[k] for k in nodes.tolist()}
+    assert sum(v.size for sets in near_sets._kept.values() for v in sets.values()) <= sum(sizes) // share
+    second, _ = _nodes_to_try(dbpedia_store, BIRTH_PLACE)
+    asked = nodes[::max(1, nodes.size // 80)]  # the oldest sets and the newest
+    still = set(near_sets.kept(index, second.predicate_id, second.granular, asked.tolist()))
+    calls = []
+    make = nearness.near_objects_many
+    monkeypatch.setattr(nearness, "near_objects_many", lambda *a: calls.append(a[1].tolist()) or make(*a))
+    read = second._sets(asked)
+    for k in asked.tolist():
+        assert read[k].tolist() == nearness.near_objects(index, k, second.granular, second.predicate_subjects,
+                                                         second.predicate_id).tolist()
+        assert (read[k] is made[k]) == (k in still)
+    assert sum(calls, []) == [k for k in asked.tolist() if k not in still]  # only what was dropped is made again
+    assert (len(still) == asked.size) == (share == 1)
+    assert all(k in first._near_sets for k in nodes.tolist())  # the first memo keeps its own
+    near_sets.forget()

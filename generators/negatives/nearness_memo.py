@@ -22,7 +22,7 @@ from factforge.sparql import profiles
 from factforge.sparql.neighbourhood import Neighbourhood
 
 from ..facts import Fact
-from . import nearness
+from . import near_sets, nearness
 from .kb_view import KBView
 
 GRANULAR_OBJECTS = 2.0  # objects per subject, on average, up to which co-objects count (see granular)
@@ -38,7 +38,7 @@ class NearnessMemo:
     _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
-    # nearness.near_objects by known object id (whole indexes only, see _whole_index)
+    # nearness.near_objects by node id (whole indexes only, see _whole_index), this scenario's references
     _near_sets: dict[int, np.ndarray] = field(default_factory=dict)
     # by entity id: near a known object of the subject last asked about (those with sets up to MASKED)
     _near_mask: np.ndarray | None = None
@@ -143,13 +143,19 @@ class NearnessMemo:
         return near
 
     def _sets(self, nodes: np.ndarray) -> dict[int, np.ndarray]:
-        """The near sets (``nearness.near_objects``) of ``nodes``, the missing ones made together."""
+        """The near sets (``nearness.near_objects``) of ``nodes``: kept from an earlier scenario of
+        this process (``near_sets``), or the missing ones made together."""
         sets = self._near_sets
         missing = [k for k in nodes.tolist() if k not in sets]
         if missing:
-            made = nearness.near_objects_many(self.kb.adjacency, np.array(missing, dtype=np.int64), self.granular,
-                                              self.predicate_subjects, self.predicate_id)
-            sets.update(zip(missing, made))
+            index, pid, granular = self.kb.adjacency, self.predicate_id, self.granular
+            sets.update(near_sets.kept(index, pid, granular, missing))
+            missing = [k for k in missing if k not in sets]
+        if missing:
+            made = dict(zip(missing, nearness.near_objects_many(index, np.array(missing, dtype=np.int64), granular,
+                                                                self.predicate_subjects, pid)))
+            sets.update(made)
+            near_sets.keep(index, pid, granular, made)
         return sets
 
     def _near_subject(self, subject: int, o: np.ndarray) -> np.ndarray:
