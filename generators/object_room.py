@@ -257,4 +257,5 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
         for o, left in room.unpaid(objects, ratio).items():
             if left > 1:  # one short is what rounding an object's share of the false facts leaves
                 unmatched.setdefault(o, (round(objects[o] * ratio, 2), int(np.ceil(objects[o] * ratio - 1e-9)) - left))
+    context.near.prepare({f.s for f in chosen})  # the false side screens each chosen subject's candidates
     return Matched(chosen, swapped, dict(sorted(unmatched.items())))

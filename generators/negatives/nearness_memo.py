@@ -142,6 +142,17 @@ class NearnessMemo:
             near[row[lo:hi][nearness.sorted_member(candidate[lo:hi], sets[k])]] = True
         return near
 
+    def prepare(self, subjects) -> None:
+        """Make the near sets of the known objects of ``subjects`` (entity names) together, ahead of
+        the windows that will screen each subject's candidates against them: one subject at a time,
+        each batch searched its holders' runs on its own, a few at a time (whole indexes only)."""
+        pid = self.predicate_id
+        if not self._whole_index or pid is None:
+            return
+        ids = np.array([k for k in map(self.kb.node, subjects) if k >= 0], dtype=np.int64)
+        at, _ = nearness.runs(*self.kb.adjacency.follow_many(ids, np.full(ids.size, pid + 1, dtype=np.int64)))
+        self._sets(np.unique(self.kb.adjacency.dst[at].astype(np.int64)))
+
     def _sets(self, nodes: np.ndarray) -> dict[int, np.ndarray]:
         """The near sets (``nearness.near_objects``) of ``nodes``: kept from an earlier scenario of
         this process (``near_sets``), or the missing ones made together."""
