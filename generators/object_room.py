@@ -217,9 +217,7 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
     for fact in chosen:
         room.add(fact)
         objects[fact.o] += 1
-    # every chosen subject against every object in one call of the screens, not an object at a time:
-    # the objects' near sets are then made together (nearness_memo), the answers are the same
-    room.screen_pairs([(s, o) for s in room.own for o in objects])
+    context.near.prepare_nodes(objects)  # each object's room reads its near set: made together, not one by one
     rooms = {o: room.of(o) for o in objects}
     swapped = 0
 

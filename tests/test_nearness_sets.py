@@ -101,12 +101,16 @@ def _nodes_to_try(store, predicate: str) -> tuple[NearnessMemo, np.ndarray]:
     return memo, np.array(sorted(set(picked + hubs + neighbours)), dtype=np.int64)
 
 
-@pytest.mark.parametrize("kb", ["dbpedia", "codex"])
-def test_near_sets_made_together_are_the_sets_made_one_by_one(kb, dbpedia_store, codex_store):  # noqa: F811
+@pytest.mark.parametrize("kb,pass_links", [("dbpedia", None), ("dbpedia", 64), ("codex", None), ("codex", 64)])
+def test_near_sets_made_together_are_the_sets_made_one_by_one(kb, pass_links, dbpedia_store, codex_store,  # noqa: F811
+                                                              monkeypatch):
     """``near_objects_many`` (a subject's known objects in one go) is only faster: node by node the
-    same arrays as ``near_objects``, with the scenario's predicate judging popular co-objects and without."""
+    same arrays as ``near_objects``, with the scenario's predicate judging popular co-objects and
+    without, in one pass or in many (``PASS_LINKS``)."""
     from factforge.generators.negatives import nearness
 
+    if pass_links:
+        monkeypatch.setattr(nearness, "PASS_LINKS", pass_links)
     store, predicate = (dbpedia_store, BIRTH_PLACE) if kb == "dbpedia" else (codex_store, WD + "P27")
     memo, nodes = _nodes_to_try(store, predicate)
     index, pid = memo.kb.adjacency, memo.predicate_id
@@ -220,4 +224,24 @@ def test_a_later_scenario_reads_the_near_sets_an_earlier_one_made(share, dbpedia
     assert sum(calls, []) == [k for k in asked.tolist() if k not in still]  # only what was dropped is made again
     assert (len(still) == asked.size) == (share == 1)
     assert all(k in first._near_sets for k in nodes.tolist())  # the first memo keeps its own
+    near_sets.forget()
+
+
+def test_prepared_near_sets_are_the_sets_asked_for(dbpedia_store):
+    """``prepare`` (the chosen subjects' known objects) and ``prepare_nodes`` (the true objects) make
+    near sets ahead of the screens: the sets of exactly those nodes, as ``near_objects`` makes them."""
+    from factforge.generators.negatives import near_sets, nearness
+
+    near_sets.forget()
+    memo, nodes = _nodes_to_try(dbpedia_store, BIRTH_PLACE)
+    index = memo.kb.adjacency
+    subjects = sorted({s for s, _ in profiles.predicate_facts(dbpedia_store, BIRTH_PLACE)})[:60]
+    memo.prepare(subjects + ["http://example.org/not-in-the-kb"])
+    known = {index.id(o) for s in subjects for o in memo.kb.objects_of(s)}
+    assert set(memo._near_sets) == known
+    memo.prepare_nodes([index.entities[k] for k in nodes[:40].tolist()])
+    assert set(memo._near_sets) == known | set(nodes[:40].tolist())
+    for k, near in memo._near_sets.items():
+        assert near.tolist() == nearness.near_objects(index, k, memo.granular, memo.predicate_subjects,
+                                                      memo.predicate_id).tolist()
     near_sets.forget()

@@ -31,6 +31,7 @@ TOGETHER = 2.0  # times chance at which two popular objects of a subject count a
 # itself (``held_apart``): for one place at two granularities, seeing fewer than twice that many is
 # unlikely; with one or two expected, none seen says little.
 JUDGED = 3.0
+PASS_LINKS = 1 << 20  # in-links of the known nodes whose near sets one pass of near_objects_many makes
 
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -235,9 +236,17 @@ def near_objects_many(index, known: np.ndarray, granular: np.ndarray, subjects: 
     known = np.asarray(known, dtype=np.int64)
     n, p = len(index.entities), max(len(index.predicates), 1)
     step = max(1, (2 ** 62) // (n * p))  # rows per pass such that (row, node, predicate) packs into an int64
-    if known.size > step:
-        return [near for lo in range(0, known.size, step)
-                for near in near_objects_many(index, known[lo:lo + step], granular, subjects, predicate)]
+    # a pass's arrays grow with its nodes' in-links (their holders' links are read): the known objects
+    # of thousands of subjects go in several passes
+    reach = np.cumsum(index.in_ptr[known + 1] - index.in_ptr[known]) // PASS_LINKS
+    cuts = sorted(set(range(step, known.size, step)) | set((np.flatnonzero(np.diff(reach)) + 1).tolist()))
+    return [near for part in np.split(known, cuts) if part.size
+            for near in _near_objects_pass(index, part, granular, subjects, predicate)]
+
+
+def _near_objects_pass(index, known: np.ndarray, granular: np.ndarray, subjects: np.ndarray,
+                       predicate: int | None) -> list[np.ndarray]:
+    n = len(index.entities)
     at, row = gather(index.out_ptr, known)
     keep = granular[index.pred[at]]
     inward, in_row = gather(index.in_ptr, known)

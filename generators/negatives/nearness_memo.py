@@ -153,6 +153,12 @@ class NearnessMemo:
         at, _ = nearness.runs(*self.kb.adjacency.follow_many(ids, np.full(ids.size, pid + 1, dtype=np.int64)))
         self._sets(np.unique(self.kb.adjacency.dst[at].astype(np.int64)))
 
+    def prepare_nodes(self, entities) -> None:
+        """Make the near sets of ``entities`` (names) together, ahead of the calls that read them
+        (``object_room`` counts each true object's room from its set)."""
+        if self._whole_index:
+            self._sets(np.unique(np.array([k for k in map(self.kb.node, entities) if k >= 0], dtype=np.int64)))
+
     def _sets(self, nodes: np.ndarray) -> dict[int, np.ndarray]:
         """The near sets (``nearness.near_objects``) of ``nodes``: kept from an earlier scenario of
         this process (``near_sets``), or the missing ones made together."""
