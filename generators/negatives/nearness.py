@@ -19,6 +19,9 @@ its links and two hops through its holders, as a sorted array. A subject's known
 and come back for subject after subject (a hub is the known object of thousands), while re-pairing
 asks about every object of a long line; a binary search per candidate in a set made once costs
 less than gathering the in-links of every (candidate, known) row again (docs/performance.md).
+The samplers' sets are made many at a time (``near_objects_many``, the same arrays); ``near_objects``
+makes one, and is what the tests hold the batches to. Nearness is symmetric (b is in the set of k
+exactly when k is in the set of b), which lets a caller search whichever of the two sets it has.
 """
 from __future__ import annotations
 
