@@ -217,6 +217,7 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
     for fact in chosen:
         room.add(fact)
         objects[fact.o] += 1
+    context.near.prepare_nodes(objects)  # each object's room reads its near set: made together, not one by one
     rooms = {o: room.of(o) for o in objects}
     swapped = 0
 
@@ -254,4 +255,5 @@ def matchable(context: NegativeContext, ranked, n_true: int, n_false: int, *, on
         for o, left in room.unpaid(objects, ratio).items():
             if left > 1:  # one short is what rounding an object's share of the false facts leaves
                 unmatched.setdefault(o, (round(objects[o] * ratio, 2), int(np.ceil(objects[o] * ratio - 1e-9)) - left))
+    context.near.prepare({f.s for f in chosen})  # the false side screens each chosen subject's candidates
     return Matched(chosen, swapped, dict(sorted(unmatched.items())))

@@ -19,6 +19,9 @@ its links and two hops through its holders, as a sorted array. A subject's known
 and come back for subject after subject (a hub is the known object of thousands), while re-pairing
 asks about every object of a long line; a binary search per candidate in a set made once costs
 less than gathering the in-links of every (candidate, known) row again (docs/performance.md).
+The samplers' sets are made many at a time (``near_objects_many``, the same arrays); ``near_objects``
+makes one, and is what the tests hold the batches to. Nearness is symmetric (b is in the set of k
+exactly when k is in the set of b), which lets a caller search whichever of the two sets it has.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ TOGETHER = 2.0  # times chance at which two popular objects of a subject count a
 # itself (``held_apart``): for one place at two granularities, seeing fewer than twice that many is
 # unlikely; with one or two expected, none seen says little.
 JUDGED = 3.0
+PASS_LINKS = 1 << 20  # in-links of the known nodes whose near sets one pass of near_objects_many makes
 
 
 def gather(ptr: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -225,3 +229,105 @@ def _shares_in_link(index, a: int, b: int, granular: np.ndarray, subjects: np.nd
     degree = [Counter(q for q, _ in side) for side in holders]
     shared = Counter(q for q, _ in set(holders[0]) & set(holders[1]))
     return any(together(k, degree[0][q], degree[1][q], subjects[q]) for q, k in shared.items())
+
+
+def near_objects_many(index, known: np.ndarray, granular: np.ndarray, subjects: np.ndarray,
+                      predicate: int | None = None) -> list[np.ndarray]:
+    """``near_objects`` of each node of ``known``, made together: the same arrays, in a fixed number
+    of array operations for all of them. One at a time, a subject's dozen known objects each paid
+    some thirty numpy calls, which cost more than the few links most of them have."""
+    known = np.asarray(known, dtype=np.int64)
+    n, p = len(index.entities), max(len(index.predicates), 1)
+    step = max(1, (2 ** 62) // (n * p))  # rows per pass such that (row, node, predicate) packs into an int64
+    # a pass's arrays grow with its nodes' in-links (their holders' links are read): the known objects
+    # of thousands of subjects go in several passes
+    reach = np.cumsum(index.in_ptr[known + 1] - index.in_ptr[known]) // PASS_LINKS
+    cuts = sorted(set(range(step, known.size, step)) | set((np.flatnonzero(np.diff(reach)) + 1).tolist()))
+    return [near for part in np.split(known, cuts) if part.size
+            for near in _near_objects_pass(index, part, granular, subjects, predicate)]
+
+
+def _near_objects_pass(index, known: np.ndarray, granular: np.ndarray, subjects: np.ndarray,
+                       predicate: int | None) -> list[np.ndarray]:
+    n = len(index.entities)
+    at, row = gather(index.out_ptr, known)
+    keep = granular[index.pred[at]]
+    inward, in_row = gather(index.in_ptr, known)
+    holds = granular[index.in_pred[inward]]
+    codes = [row[keep] * n + index.dst[at[keep]], in_row[holds] * n + index.in_src[inward[holds]]]
+    co_row, co, shared, pred = _held_with_many(index, in_row[holds], inward[holds])
+    if co.size:
+        near = together(shared, _runs_of(index, known[co_row], -(pred + 1)), _runs_of(index, co, -(pred + 1)),
+                        subjects[pred])
+        pairs = _sorted_unique(co_row[near] * n + co[near])
+        if predicate is not None and pairs.size:
+            through = index.in_pred[inward] == predicate
+            pairs = pairs[~_held_apart_many(index, known, in_row[through], inward[through], pairs, predicate, subjects)]
+        codes.append(pairs)
+    every = _sorted_unique(np.concatenate(codes).astype(np.int64))
+    bounds = np.searchsorted(every, np.arange(known.size + 1, dtype=np.int64) * n)
+    nodes = every - every // n * n
+    return [nodes[bounds[i]:bounds[i + 1]] for i in range(known.size)]
+
+
+def _held_with_many(index, rows: np.ndarray, holds: np.ndarray):
+    """``_held_with`` for the in-links ``holds`` of many known nodes (``rows``: whose each is), as
+    distinct (row, b, q) with how many holders."""
+    holders, preds = index.in_src[holds].astype(np.int64), index.in_pred[holds].astype(np.int64)
+    at, link = runs(*follow_sorted(index, holders, preds + 1))
+    n, p = len(index.entities), max(len(index.predicates), 1)
+    keys, shared = _sorted_unique((rows[link] * n + index.dst[at]) * p + preds[link], counts=True)
+    pairs = keys // p
+    return pairs // n, pairs % n, shared, keys % p
+
+
+def _held_apart_many(index, known: np.ndarray, rows: np.ndarray, through: np.ndarray, pairs: np.ndarray,
+                     predicate: int, subjects: np.ndarray) -> np.ndarray:
+    """``_held_apart_of`` of each (row, b) of ``pairs`` (row * |entities| + b, sorted), the
+    ``predicate``'s in-links ``through`` of the known nodes given with their ``rows``."""
+    n = len(index.entities)
+    row, co = pairs // n, pairs % n
+    degree_known = np.bincount(rows, minlength=known.size)[row]
+    degree_co = _runs_of(index, co, np.full(co.size, -(predicate + 1), dtype=np.int64))
+    judged = degree_known * degree_co >= JUDGED * subjects[predicate]
+    others_row, others, shared, _ = _held_with_many(index, rows, through)
+    common = np.zeros(co.size, dtype=np.int64)
+    if others.size:
+        keys = others_row * n + others
+        at = np.minimum(np.searchsorted(keys, pairs), keys.size - 1)
+        hit = keys[at] == pairs
+        common[hit] = shared[at[hit]]
+    return judged & ~together(common, degree_known, degree_co, subjects[predicate])
+
+
+def _runs_of(index, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    lo, hi = follow_sorted(index, nodes, steps)
+    return hi - lo
+
+
+def follow_sorted(index, nodes: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``index.follow_many``, each distinct (node, step) searched once and in order: a known object's
+    holders are spread over the whole code array, and binary searches in sorted order find the
+    cache where the last one left it."""
+    if nodes.size < 2:
+        return index.follow_many(nodes, steps)
+    width = 2 * max(len(index.predicates), 1) + 1
+    key = nodes.astype(np.int64) * width + steps
+    order = np.argsort(key)
+    key = key[order]
+    first = np.r_[True, key[1:] != key[:-1]]
+    lo, hi = index.follow_many(nodes[order[first]], steps[order[first]])
+    which = np.cumsum(first) - 1
+    out_lo, out_hi = np.empty(nodes.size, dtype=np.int64), np.empty(nodes.size, dtype=np.int64)
+    out_lo[order], out_hi[order] = lo[which], hi[which]
+    return out_lo, out_hi
+
+
+def _sorted_unique(values: np.ndarray, counts: bool = False):
+    """``np.unique`` by sorting and comparing neighbours (its hashing is slow on large arrays)."""
+    values = np.sort(values)
+    first = np.r_[True, values[1:] != values[:-1]] if values.size else np.zeros(0, dtype=bool)
+    if not counts:
+        return values[first]
+    starts = np.flatnonzero(first)
+    return values[starts], np.diff(np.r_[starts, values.size])

@@ -22,10 +22,11 @@ from factforge.sparql import profiles
 from factforge.sparql.neighbourhood import Neighbourhood
 
 from ..facts import Fact
-from . import nearness
+from . import near_sets, nearness
 from .kb_view import KBView
 
 GRANULAR_OBJECTS = 2.0  # objects per subject, on average, up to which co-objects count (see granular)
+MASKED = 1 << 14  # near sets up to this size go into a subject's mask; larger ones are searched (_near_subject)
 
 
 @dataclass
@@ -37,11 +38,12 @@ class NearnessMemo:
     _near: dict[int, bool] = field(default_factory=dict)
     _granular: np.ndarray | None = None
     _granular_links: np.ndarray | None = None
-    # nearness.near_objects by known object id (whole indexes only, see _whole_index)
+    # nearness.near_objects by node id (whole indexes only, see _whole_index), this scenario's references
     _near_sets: dict[int, np.ndarray] = field(default_factory=dict)
-    # by entity id: near a known object of the subject last asked about, and that subject's known objects
+    # by entity id: near a known object of the subject last asked about (those with sets up to MASKED)
     _near_mask: np.ndarray | None = None
-    _mask_of: tuple[int, list[int]] = (-1, [])
+    # the subject last asked about: its known objects whose sets are in the mask, and those searched
+    _mask_of: tuple[int, list[int], list[int]] = (-1, [], [])
 
     def next_to_known_object(self, fact: Fact) -> bool:
         """Is o' directly linked to, or a co-object of, an object the KB gives this subject for p?
@@ -114,49 +116,90 @@ class NearnessMemo:
 
     def _near_by_subject(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
         """``nearness.near_known`` of the facts p(s[i], o[i]) by the nodes near any known object of
-        each subject (``near_objects``, made once per known object: a hub is the known object of
-        many subjects). A subject's line is screened a window at a time, so the mask of the last
+        each subject (``near_objects``, made once per node: a hub is the known object of many
+        subjects). A subject's line is screened a window at a time, so the mask of the last
         subject is kept: one lookup per candidate, however many objects the subject has."""
         if s.size and s[0] == s[-1] and (s == s[0]).all():  # one subject: most calls
-            return self._near_subject(int(s[0]))[o]
+            return self._near_subject(int(s[0]), o)
         # Many subjects (one object's room over the chosen subjects, LCWA's subject side): a mask set
-        # per subject would cost its near sets' sizes each time; each (row, known object) is one
-        # binary search in that object's near set instead.
-        index, sets, pid = self.kb.adjacency, self._near_sets, self.predicate_id
+        # per subject would cost its near sets' sizes each time. Each (row, known object) is a binary
+        # search in a near set instead, and since b is near k exactly when k is near b, in the set of
+        # whichever side has fewer distinct nodes: one object's room then searches that object's set
+        # once for every subject's known objects, not each known object's set for that object.
+        index, pid = self.kb.adjacency, self.predicate_id
         near = np.zeros(s.size, dtype=bool)
         if pid is None:
             return near
         at, row = nearness.runs(*index.follow_many(s, np.full(s.size, pid + 1, dtype=np.int64)))
-        known = index.dst[at].astype(np.int64)
+        known, candidate = index.dst[at].astype(np.int64), o[row]
+        if np.unique(candidate).size < np.unique(known).size:
+            known, candidate = candidate, known
         order = np.argsort(known, kind="stable")
-        known, row = known[order], row[order]
+        known, candidate, row = known[order], candidate[order], row[order]
         starts = np.flatnonzero(np.r_[True, known[1:] != known[:-1]]) if known.size else known
+        sets = self._sets(known[starts])
         for k, lo, hi in zip(known[starts].tolist(), starts.tolist(), np.r_[starts[1:], known.size].tolist()):
-            if k not in sets:
-                sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
-            rows = row[lo:hi]
-            near[rows[nearness.sorted_member(o[rows], sets[k])]] = True
+            near[row[lo:hi][nearness.sorted_member(candidate[lo:hi], sets[k])]] = True
         return near
 
-    def _near_subject(self, subject: int) -> np.ndarray:
-        """By entity id: is it near a known object of ``subject``? One boolean mask, set for each
-        subject from its known objects' near sets and cleared again from them: a sorted union of
-        the sets (a hub's holds much of the KB) cost a sort per subject, most of re-pairing's time."""
-        index, sets = self.kb.adjacency, self._near_sets
+    def prepare(self, subjects) -> None:
+        """Make the near sets of the known objects of ``subjects`` (entity names) together, ahead of
+        the windows that will screen each subject's candidates against them: one subject at a time,
+        each batch searched its holders' runs on its own, a few at a time (whole indexes only)."""
+        pid = self.predicate_id
+        if not self._whole_index or pid is None:
+            return
+        ids = np.array([k for k in map(self.kb.node, subjects) if k >= 0], dtype=np.int64)
+        at, _ = nearness.runs(*self.kb.adjacency.follow_many(ids, np.full(ids.size, pid + 1, dtype=np.int64)))
+        self._sets(np.unique(self.kb.adjacency.dst[at].astype(np.int64)))
+
+    def prepare_nodes(self, entities) -> None:
+        """Make the near sets of ``entities`` (names) together, ahead of the calls that read them
+        (``object_room`` counts each true object's room from its set)."""
+        if self._whole_index:
+            self._sets(np.unique(np.array([k for k in map(self.kb.node, entities) if k >= 0], dtype=np.int64)))
+
+    def _sets(self, nodes: np.ndarray) -> dict[int, np.ndarray]:
+        """The near sets (``nearness.near_objects``) of ``nodes``: kept from an earlier scenario of
+        this process (``near_sets``), or the missing ones made together."""
+        sets = self._near_sets
+        missing = [k for k in nodes.tolist() if k not in sets]
+        if missing:
+            index, pid, granular = self.kb.adjacency, self.predicate_id, self.granular
+            sets.update(near_sets.kept(index, pid, granular, missing))
+            missing = [k for k in missing if k not in sets]
+        if missing:
+            made = dict(zip(missing, nearness.near_objects_many(index, np.array(missing, dtype=np.int64), granular,
+                                                                self.predicate_subjects, pid)))
+            sets.update(made)
+            near_sets.keep(index, pid, granular, made)
+        return sets
+
+    def _near_subject(self, subject: int, o: np.ndarray) -> np.ndarray:
+        """By entity id: is each of ``o`` near a known object of ``subject``? One boolean mask, set
+        for each subject from its known objects' near sets and cleared again from them: a sorted
+        union of the sets cost a sort per subject, most of re-pairing's time. A set larger than
+        ``MASKED`` (a hub's holds much of the KB) is searched instead: setting and clearing it for
+        every subject that knows the hub cost more than the few windows a subject asks about."""
+        index = self.kb.adjacency
         if self._near_mask is None:
             self._near_mask = np.zeros(len(index.entities), dtype=bool)
-        last, cleared = self._mask_of
+        last, cleared, searched = self._mask_of
         if last != subject:
-            mask, pid = self._near_mask, self.predicate_id
+            mask, pid, sets = self._near_mask, self.predicate_id, self._near_sets
             for k in cleared:
                 mask[sets[k]] = False
-            known = np.asarray(index.follow(subject, pid + 1) if pid is not None else []).tolist()
-            for k in known:
-                if k not in sets:
-                    sets[k] = nearness.near_objects(index, k, self.granular, self.predicate_subjects, pid)
+            known = np.asarray(index.follow(subject, pid + 1) if pid is not None else [], dtype=np.int64)
+            sets = self._sets(known)
+            cleared = [k for k in known.tolist() if sets[k].size <= MASKED]
+            searched = [k for k in known.tolist() if sets[k].size > MASKED]
+            for k in cleared:
                 mask[sets[k]] = True
-            self._mask_of = (subject, known)
-        return self._near_mask
+            self._mask_of = (subject, cleared, searched)
+        near = self._near_mask[o]
+        for k in searched:
+            near |= nearness.sorted_member(o, self._near_sets[k])
+        return near
 
     @property
     def _whole_index(self) -> bool:
