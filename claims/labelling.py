@@ -254,6 +254,7 @@ def plan(items: list[Item], reference: ReferenceView, shares, seed: int, count: 
         left_out["false_refuted_through_another_predicates_fact"] += len(group.false_items) - len(kept)
         group.false_items = kept
     for group in groups.values():
+        group.outside, group.inside = _spread(group.outside, key), _spread(group.inside, key)
         group.settle(destroys)
     shares, why = resolved_shares(groups, shares)
     planned, refused = _totals(groups, shares, count)
@@ -312,6 +313,30 @@ def _available(groups: dict, shares) -> int:
 
 
 _SIZES = ("true_in_kb", "true_outside_kb", "false", "false_refuted_by_kb")
+
+
+def _spread(items: list[Item], key: bytes) -> list[Item]:
+    """True facts of one predicate (in the keyed order) so ordered that every first part of them
+    holds each object's facts in proportion to its share (or each subject's, where subjects repeat
+    more): the first ones leave R (NOT ENOUGH INFO), the next are SUPPORTS, so each object's true
+    facts are split between the two labels alike. In the keyed order alone an object's few facts
+    could fall mostly on one side: on the demo KB, 9 of New York's 10 birthplaces were SUPPORTS
+    against 40 of 60 overall, and "in New" leaned to SUPPORTS (nPMI 0.29). Within an object its
+    facts keep the keyed order; objects start at a keyed offset, so whose come first is keyed too."""
+    if len(items) < 3:
+        return items
+    by_object = len({i.fact.o for i in items}) <= len({i.fact.s for i in items})
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        groups[item.fact.o if by_object else item.fact.s].append(item)
+    if len(groups) == len(items):
+        return items  # every value once: nothing to spread
+    place = {id(item): n for n, item in enumerate(items)}
+    spread = []
+    for value, members in groups.items():
+        offset = Fraction(int.from_bytes(keyed_rank(key, "spread", (value,))[:8], "big"), 1 << 64)
+        spread += [((r + offset) / len(members), place[id(item)], item) for r, item in enumerate(members)]
+    return [item for *_, item in sorted(spread, key=lambda entry: entry[:2])]
 
 
 def in_record_order(claims: list[Labelled], seed: int) -> list[Labelled]:
