@@ -69,3 +69,51 @@ def reach_of(reach: tuple[np.ndarray, np.ndarray], nodes: np.ndarray) -> np.ndar
     values = np.zeros(nodes.size, dtype=np.float64)
     values[found] = probability[np.searchsorted(objects, nodes[found])]
     return values
+
+
+def predicate_reach(index, subject: int, predicate: int | None, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """As ``walk_reach``, with the walk's second link taken through ``predicate`` only (either
+    direction): a link of the subject (not to ``avoid``), then with probability one half a link of
+    ``predicate``, then one ``predicate`` link forward. On an
+    occupation: the subject's other occupations, their other holders, and those holders'
+    occupations.
+
+    It reads the subject's links and the predicate's, which a scenario reads on every backend
+    (path search reads the subject whole, and the predicate's facts are all read first).
+    ``walk_reach`` reads every link of each of the subject's neighbours: through an endpoint that
+    fetched neighbours path search never reads (it asks the store for a length-3 middle's step
+    pairs, not its links), and a neighbour's link count to skip hubs by is what was fetched of it
+    there, not the KB's."""
+    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    if subject < 0 or predicate is None:
+        return nothing
+    first, _ = neighbours(index, np.array([subject], dtype=np.int64))
+    if not first.size:
+        return nothing
+    weight = np.full(first.size, 0.5 / first.size)
+    keep = (first != avoid) & (first != subject)
+    first, weight = first[keep], weight[keep]
+    forward = np.full(first.size, predicate + 1, dtype=np.int64)
+    out_lo, out_hi = index.follow_many(first, forward)
+    in_lo, in_hi = index.follow_many(first, -forward)
+    links = (out_hi - out_lo) + (in_hi - in_lo)
+    # the predicate's links of a hub (a country's citizens) lead almost anywhere, and reading each
+    # of them per subject would cost more than the rest of the matching
+    step = (links > 0) & (links <= HUB_LINKS)
+    out_at, out_row = runs(out_lo[step], out_hi[step])
+    in_at, in_row = runs(in_lo[step], in_hi[step])
+    second = np.concatenate([index.dst[out_at], index.in_src[in_at]]).astype(np.int64)
+    second_weight = (weight[step] / links[step])[np.concatenate([out_row, in_row])]
+    keep = second != subject
+    middle = np.concatenate([first, second[keep]])
+    weight = np.concatenate([weight, second_weight[keep]])
+    lo, hi = index.follow_many(middle, np.full(middle.size, predicate + 1, dtype=np.int64))
+    has = hi > lo
+    at, row = runs(lo[has], hi[has])
+    ends, share = index.dst[at].astype(np.int64), (weight[has] / (hi - lo)[has])[row]
+    # summed per node id without sorting: the ends of a dense predicate's second link run to the
+    # hundreds of thousands per subject, and np.unique's sort was most of the matching's time; the
+    # sums are the same (bincount adds in the same order either way)
+    total = np.bincount(ends, weights=share)
+    objects = np.flatnonzero(total > 0)
+    return objects.astype(np.int64), total[objects]
