@@ -60,3 +60,27 @@ def test_a_large_assignment_is_solved_in_blocks_of_sources_within_the_same_place
     assert all(o in lines[k] for k, o in got.items())
     assert all(list(got.values()).count(o) <= 10 for o in spare)
     assert all(got[k] != got[k + 1] for k in range(0, 200, 2))  # one subject's two sources
+
+
+def test_a_pair_that_fails_the_check_leaves_its_line_and_the_matching_is_solved_again():
+    # the check (``acceptable``, by name) is asked only of pairs the matching holds, each once;
+    # the result is the matching over lines that held only fitting pairs from the start
+    rng = stream(3, "lines")
+    for _ in range(30):
+        lines = [sorted(rng.choice(8, int(rng.integers(1, 6)), replace=False).tolist()) for _ in range(10)]
+        reach = [rng.random(len(line)).tolist() for line in lines]
+        spare = {o: int(rng.integers(0, 3)) for o in range(8)}
+        unfit = {(k, o) for k, line in enumerate(lines) for o in line if rng.random() < 0.3}
+        asked = []
+
+        def fits(k, o):
+            asked.append((k, o))
+            return (k, o) not in unfit
+
+        got = plausible_matching(lines, reach, spare, stream(0, "t"), groups=[k // 2 for k in range(10)], fits=fits)
+        kept = [[(o, r) for o, r in zip(line, values) if (k, o) not in unfit] for k, (line, values) in enumerate(zip(lines, reach))]
+        expected = plausible_matching([[o for o, _ in pairs] for pairs in kept], [[r for _, r in pairs] for pairs in kept],
+                                      spare, stream(0, "t"), groups=[k // 2 for k in range(10)])
+        assert got == expected
+        assert not set(got.items()) & unfit
+        assert len(asked) == len(set(asked)) and len(asked) < sum(len(line) for line in lines)

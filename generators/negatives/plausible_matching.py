@@ -14,15 +14,18 @@ subjects and left the later ones the rest.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from .nearness import runs
+
 
 def plausible_matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[float]],
                        spare: dict[int, int], rng: np.random.Generator,
-                       groups: Sequence[object] | None = None) -> dict[int, int]:
+                       groups: Sequence[object] | None = None,
+                       fits: Callable[[int, int], bool] | None = None) -> dict[int, int]:
     """source -> object: as many sources as the objects' ``spare`` places allow given an object
     of their ``lines`` (each with its ``reach``, the same length), and among all such matchings
     one with the greatest total reach; ties between equally reached objects go by a seeded order.
@@ -32,25 +35,46 @@ def plausible_matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[
     fact, the same triple, was then dropped: that subject had one false fact fewer than true ones
     while another had one more, and how often a subject occurs told the label (CoDEx P1412, the
     audit's frequency baseline). Where two of a group met, the later one may not take that object,
-    and the matching is solved again, until none meet."""
+    and the matching is solved again, until none meet.
+
+    ``fits(source, object)``: a check the matching's pairs must pass (``acceptable``), asked only
+    of the pairs it holds: a pair that fails leaves its line and the matching is solved again. A
+    matching that holds only fitting pairs and is the best over lines that include the unfitting
+    ones is the best over the fitting ones too, and checking every pair of every line by name was
+    most of the matching's time. A check is asked once per pair."""
     wanted = [list(line) for line in lines]
     values = [list(r) for r in reach]
+    known: dict[tuple[int, int], bool] = {}
     while True:
         held = _matching(wanted, values, spare, rng)
-        if groups is None:
+        drop = []
+        if fits is not None:
+            for k, i in sorted(held.items()):
+                if (k, i) not in known:
+                    known[(k, i)] = fits(k, i)
+                if not known[(k, i)]:
+                    drop.append((k, i))
+        if not drop and groups is not None:
+            first: dict[tuple, int] = {}
+            for k, i in sorted(held.items()):
+                if (groups[k], i) in first:
+                    drop.append((k, i))
+                else:
+                    first[(groups[k], i)] = k
+        if not drop:
             return held
-        first: dict[tuple, int] = {}
-        met = []
-        for k, i in sorted(held.items()):
-            if (groups[k], i) in first:
-                met.append((k, i))
-            else:
-                first[(groups[k], i)] = k
-        if not met:
-            return held
-        for k, i in met:
+        for k, i in drop:
             j = wanted[k].index(i)
             del wanted[k][j], values[k][j]
+
+
+def weighed(lines: Sequence[Sequence[int]], spare: dict[int, int]) -> list[bool]:
+    """Per source: can its reach change the matching? Not where its line holds one object that
+    has a place for every line that wants it (or none at all): every best matching gives the
+    source that object (or none), so its reach adds the same to each of them. Reach costs a walk over the subject's
+    neighbourhood, and most sources of a large set are of this kind."""
+    wanting: Counter = Counter(o for line in lines for o in set(line))
+    return [len(line) > 1 or any(0 < spare.get(o, 0) < wanting[o] for o in line) for line in lines]
 
 
 # (source, place) weights solved as one dense assignment; more are solved in blocks of sources
@@ -93,15 +117,17 @@ def _assigned(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[float]], 
     if not places or not lines:
         return {}
     places = [places[i] for i in rng.permutation(len(places)).tolist()]
-    columns: dict[int, list[int]] = {}
-    for column, o in enumerate(places):
-        columns.setdefault(o, []).append(column)
     # one more source given an object outweighs any reach: the most debts first, then the most reach
     most = 1.0 + sum(max(r, default=0.0) for r in reach)
     weight = np.zeros((len(lines), len(places)))
-    for k, (line, values) in enumerate(zip(lines, reach)):
-        for o, value in zip(line, values):
-            if o in columns:
-                weight[k, columns[o]] = np.maximum(weight[k, columns[o]], most + value)
+    # every (source, place of an object of its line) at once: an element at a time was most of the
+    # matching's time on a large set
+    by_object = np.argsort(np.asarray(places, dtype=np.int64), kind="stable")
+    sorted_places = np.asarray(places, dtype=np.int64)[by_object]
+    objects = np.fromiter((o for line in lines for o in line), dtype=np.int64)
+    sources = np.repeat(np.arange(len(lines)), [len(line) for line in lines])
+    values = np.fromiter((v for r in reach for v in r), dtype=np.float64, count=objects.size)
+    at, row = runs(np.searchsorted(sorted_places, objects, "left"), np.searchsorted(sorted_places, objects, "right"))
+    np.maximum.at(weight, (sources[row], by_object[at]), most + values[row])
     rows, chosen = linear_sum_assignment(weight, maximize=True)
     return {int(k): places[c] for k, c in zip(rows.tolist(), chosen.tolist()) if weight[k, c] > 0}

@@ -31,8 +31,8 @@ from factforge.sparql.terms import is_blank_name
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
-from .plausibility import predicate_reach, reach_of
-from .plausible_matching import plausible_matching
+from .plausibility import predicate_middles, predicate_out_degrees, reach_at
+from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
@@ -255,7 +255,8 @@ class RandomWalk(NegativeSampler):
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         self._memo: dict = {}
-        self._reach: dict = {}  # predicate_reach by source, for _reach_of
+        self._reach: dict = {}  # predicate_middles by source, for _reach_of
+        self._out_degrees = None  # predicate_out_degrees, made by the first _reach_of
         self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
         self._memo = {}
@@ -317,31 +318,42 @@ class RandomWalk(NegativeSampler):
         the subject."""
         objects = sorted({neg.fact.o for c in typed for neg in c})
         at = {o: i for i, o in enumerate(objects)}
-        ends: list[dict[int, Negative]] = [{} for _ in typed]  # per source: each object's first acceptable walk end
+        ids = self._ids(context, objects)
+        # per source: each owed object's first walk end (they make the same fact, so the first
+        # acceptable one is the first one if any is), screened by id; by name, only the pairs held
+        ends: list[dict[int, Negative]] = [{} for _ in typed]
         for k, c in enumerate(typed):
             for neg in c:
                 i = at[neg.fact.o]
-                if i not in ends[k] and not balance.paid(neg.fact.o) and context.acceptable(neg.fact):
+                if i not in ends[k] and not balance.paid(neg.fact.o):
                     ends[k][i] = neg
-        lines = [sorted(e) for e in ends]
-        reach = [self._reach_of(context, typed[k][0].source, [objects[i] for i in line]).tolist() if line else []
-                 for k, line in enumerate(lines)]
+        lines = [self._screened(context, typed[k][0].fact.s, ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
         spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
-        held = plausible_matching(lines, reach, {i: left for i, left in spare.items() if left > 0}, rng,
-                                  [c[0].fact.s if c else None for c in typed])
+        spare = {i: left for i, left in spare.items() if left > 0}
+        reach = self._reaches(context, [c[0].source if c else None for c in typed], lines, ids, spare)
+        held = plausible_matching(lines, reach, spare, rng,
+                                  [c[0].fact.s if c else None for c in typed],
+                                  fits=lambda k, i: context.acceptable(ends[k][i].fact))
         return self._take([ends[k][i] for k, i in sorted(held.items())], n, context, balance)
 
     @staticmethod
-    def _screened(context: NegativeContext, subject: str, objects: list[str], keys: list[int]) -> list[int]:
-        """``keys`` of the ``objects`` the id screens (``refuses``) let through for ``subject``: near
-        a hub most are refused by the window, none of them made a fact."""
+    def _ids(context: NegativeContext, objects: list[str]) -> np.ndarray:
+        """The index ids of ``objects`` (-1 outside the index)."""
+        return np.fromiter((context.kb.node(o) for o in objects), dtype=np.int64, count=len(objects))
+
+    @staticmethod
+    def _screened(context: NegativeContext, subject: str, ids: np.ndarray, keys) -> list[int]:
+        """``keys`` (places in ``ids``, the objects' index ids) that the id screens (``refuses``)
+        let through for ``subject``: near a hub most are refused by the window, none of them made
+        a fact. An object outside the index is left to ``acceptable``."""
         s = context.kb.node(subject)
-        ids = np.fromiter((context.kb.node(o) for o in objects), dtype=np.int64, count=len(objects))
-        refused = np.zeros(len(objects), dtype=bool)
-        inside = np.flatnonzero(ids >= 0) if s >= 0 else ids[:0]
+        keys = np.asarray(keys, dtype=np.int64)
+        objects = ids[keys]
+        refused = np.zeros(keys.size, dtype=bool)
+        inside = np.flatnonzero(objects >= 0) if s >= 0 else objects[:0]
         if inside.size:
-            refused[inside] = context.refuses(np.full(inside.size, s, dtype=np.int64), ids[inside])
-        return [keys[j] for j in np.flatnonzero(~refused).tolist()]
+            refused[inside] = context.refuses(np.full(inside.size, s, dtype=np.int64), objects[inside])
+        return keys[~refused].tolist()
 
     @staticmethod
     def _take(negatives: list[Negative], n: int, context: NegativeContext, balance: ObjectBalance) -> list[Negative]:
@@ -387,10 +399,14 @@ class RandomWalk(NegativeSampler):
             donors.setdefault(fact.o, fact)
         context.types.load_types(donors)
         objects = list(donors)
+        ids = self._ids(context, objects)
+        place = {o: i for i, o in enumerate(objects)}
         tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
         balance = balance if balance is not None else ObjectBalance(context.ledger, sources, n)
         rank = rng.permutation(len(sources))
-        fitting: dict[frozenset, list[int]] = {}  # by a true object's types: the objects that pass
+        fitting: dict[frozenset, np.ndarray] = {}  # by a true object's types: the objects (places) that pass
+        fitting_names: dict[frozenset, set[str]] = {}
+        served_objects = None if serve is None else np.array([o in serve[1] for o in objects], dtype=bool)
         spent: set[int] = set()  # sources with no acceptable object left (acceptance only narrows)
         chosen: list[Negative] = []
         while len(chosen) < n:
@@ -401,21 +417,24 @@ class RandomWalk(NegativeSampler):
                 break
             least = context.ledger.subject_uses[sources[turn[0]].s]
             turn = [k for k in turn if context.ledger.subject_uses[sources[k].s] == least]
-            lines, fits_of = [], {}
+            owing = np.array([not balance.paid(o) for o in objects], dtype=bool)
+            if served_objects is not None:
+                owing &= served_objects
+            lines = []
             for k in turn:
                 source = sources[k]
                 key = context.types.types(source.o)
                 if key not in fitting:
-                    fitting[key] = [i for i, o in enumerate(objects) if context.types.type_consistent(source.o, o)]
-                fits_of[k] = fitting[key]
-                line = [i for i in fits_of[k] if objects[i] != source.o and not balance.paid(objects[i])
-                        and (serve is None or objects[i] in serve[1])]
-                lines.append([i for i in self._screened(context, source.s, [objects[i] for i in line], line)
-                              if context.acceptable(Fact(source.s, context.predicate, objects[i]))])
-            reach = [self._reach_of(context, sources[k], [objects[i] for i in line]).tolist()
-                     for k, line in zip(turn, lines)]
+                    fitting[key] = np.array([i for i, o in enumerate(objects) if context.types.type_consistent(source.o, o)],
+                                            dtype=np.int64)
+                fits = fitting[key]
+                line = fits[owing[fits] & (fits != place[source.o])]
+                lines.append(self._screened(context, source.s, ids, line))
             spare = {i: int(np.ceil(balance.owed[o])) for i, o in enumerate(objects) if not balance.paid(o)}
-            held = plausible_matching(lines, reach, spare, rng, [sources[k].s for k in turn])
+            reach = self._reaches(context, [sources[k] for k in turn], lines, ids, spare)
+            held = plausible_matching(lines, reach, spare, rng, [sources[k].s for k in turn],
+                                      fits=lambda j, i: context.acceptable(Fact(sources[turn[j]].s, context.predicate,
+                                                                                objects[i])))
             made = [self._fallback_negative(context, sources[turn[j]], donors[objects[i]].s, objects[i], True)
                     for j, i in sorted(held.items())]
             taken = self._take(made, n - len(chosen), context, balance)
@@ -428,7 +447,10 @@ class RandomWalk(NegativeSampler):
                 source = sources[k]
                 if id(source) in served:
                     continue
-                fits = {objects[i] for i in fits_of[k]}
+                key = context.types.types(source.o)
+                if key not in fitting_names:
+                    fitting_names[key] = {objects[i] for i in fitting[key].tolist()}
+                fits = fitting_names[key]
                 fact = first_acceptable(context, source.s, (o for o in line if o in fits and o != source.o))
                 if fact is None:
                     spent.add(k)
@@ -468,15 +490,27 @@ class RandomWalk(NegativeSampler):
                 break
         return chosen
 
-    def _reach_of(self, context: NegativeContext, source: Fact, objects: list[str]) -> np.ndarray:
-        """How often walks from the source's subject end at each of ``objects`` (``predicate_reach``;
-        not through the source's own object), worked out once per source and call of ``sample``."""
+    def _reaches(self, context: NegativeContext, sources: list[Fact | None], lines: list[list[int]], ids: np.ndarray,
+                 spare: dict[int, int]) -> list[list[float]]:
+        """Each line's reach (``_reach_of``), where it can change the matching (``weighed``); 0 elsewhere."""
+        need = weighed(lines, spare)
+        return [self._reach_of(context, source, ids[line]).tolist() if line and wanted else [0.0] * len(line)
+                for source, line, wanted in zip(sources, lines, need)]
+
+    def _reach_of(self, context: NegativeContext, source: Fact, objects: np.ndarray) -> np.ndarray:
+        """How often walks from the source's subject end at each of ``objects`` (index ids;
+        ``predicate_reach``, not through the source's own object): where the walks stand before
+        their last link is worked out once per source and call of ``sample``, the last link only
+        to ``objects``."""
+        index = context.kb.adjacency
+        p = index.pindex.get(context.predicate)
         reached = self.__dict__.setdefault("_reach", {})
         if source.pair not in reached:
-            index = context.kb.adjacency
-            reached[source.pair] = predicate_reach(index, context.kb.node(source.s), index.pindex.get(context.predicate),
-                                                   context.kb.node(source.o))
-        return reach_of(reached[source.pair], np.array([context.kb.node(o) for o in objects], dtype=np.int64))
+            if self.__dict__.get("_out_degrees") is None and p is not None:
+                self._out_degrees = predicate_out_degrees(index, p)
+            reached[source.pair] = predicate_middles(index, context.kb.node(source.s), p, context.kb.node(source.o),
+                                                     self._out_degrees)
+        return reach_at(index, reached[source.pair], p, objects)
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source,
