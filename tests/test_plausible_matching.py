@@ -84,3 +84,25 @@ def test_a_pair_that_fails_the_check_leaves_its_line_and_the_matching_is_solved_
         assert got == expected
         assert not set(got.items()) & unfit
         assert len(asked) == len(set(asked)) and len(asked) < sum(len(line) for line in lines)
+
+
+def test_sources_left_out_of_the_assignment_change_neither_how_many_are_served_nor_the_reach():
+    # a source whose one object has room for all who want it is given it without the solver, and
+    # places no source can take are not columns: the same number served and the same total reach
+    # as one assignment over every source and every place
+    from factforge.generators.negatives.plausible_matching import _assigned
+
+    rng = stream(5, "lines")
+    for _ in range(200):
+        lines = [sorted(rng.choice(10, int(rng.integers(0, 4)), replace=False).tolist()) for _ in range(12)]
+        reach = [rng.random(len(line)).round(2).tolist() for line in lines]
+        spare = {o: int(rng.integers(0, 4)) for o in range(10)}
+        got = plausible_matching(lines, reach, spare, stream(0, "t"))
+        whole = _assigned(lines, reach, spare, stream(0, "t"))
+
+        def total(held):
+            return round(sum(reach[k][lines[k].index(o)] for k, o in held.items()), 6)
+
+        assert len(got) == len(whole) and total(got) == total(whole), (lines, spare)
+        assert all(o in lines[k] for k, o in got.items())
+        assert all(list(got.values()).count(o) <= spare[o] for o in spare)

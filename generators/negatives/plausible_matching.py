@@ -45,8 +45,16 @@ def plausible_matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[
     wanted = [list(line) for line in lines]
     values = [list(r) for r in reach]
     known: dict[tuple[int, int], bool] = {}
+    # Beyond one dense assignment the matching is solved in blocks, already not the best over all;
+    # there a pair that fails leaves the others as they are, and only its source is matched again
+    # with the places left (solving every block again per failure was most of a large set's time).
+    large = len(lines) * sum(max(n, 0) for n in spare.values()) > DENSE_PAIRS
+    kept: dict[int, int] = {}
+    left = dict(spare)
+    rows = list(range(len(lines)))
     while True:
-        held = _matching(wanted, values, spare, rng)
+        got = _matching([wanted[k] for k in rows], [values[k] for k in rows], left, rng)
+        held = {rows[j]: i for j, i in got.items()}
         drop = []
         if fits is not None:
             for k, i in sorted(held.items()):
@@ -55,24 +63,31 @@ def plausible_matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[
                 if not known[(k, i)]:
                     drop.append((k, i))
         if not drop and groups is not None:
-            first: dict[tuple, int] = {}
+            first: dict[tuple, int] = {(groups[k], i): k for k, i in kept.items()}
             for k, i in sorted(held.items()):
                 if (groups[k], i) in first:
                     drop.append((k, i))
                 else:
                     first[(groups[k], i)] = k
         if not drop:
-            return held
+            return {**kept, **held}
         for k, i in drop:
             j = wanted[k].index(i)
             del wanted[k][j], values[k][j]
+        if large:
+            dropped = {k for k, _ in drop}
+            for k, i in held.items():
+                if k not in dropped:
+                    kept[k] = i
+                    left[i] -= 1
+            rows = sorted(dropped)
 
 
 def weighed(lines: Sequence[Sequence[int]], spare: dict[int, int]) -> list[bool]:
     """Per source: can its reach change the matching? Not where its line holds one object that
     has a place for every line that wants it (or none at all): every best matching gives the
-    source that object (or none), so its reach adds the same to each of them. Reach costs a walk over the subject's
-    neighbourhood, and most sources of a large set are of this kind."""
+    source that object (or none), so its reach adds the same to each of them. Reach costs a walk
+    over the subject's neighbourhood, and many sources of a large set are of this kind."""
     wanting: Counter = Counter(o for line in lines for o in set(line))
     return [len(line) > 1 or any(0 < spare.get(o, 0) < wanting[o] for o in line) for line in lines]
 
@@ -86,13 +101,24 @@ def _matching(lines: Sequence[Sequence[int]], reach: Sequence[Sequence[float]], 
               rng: np.random.Generator) -> dict[int, int]:
     """The assignment as a whole where its weights fit ``DENSE_PAIRS``, else a block of sources at a
     time, in their order, each block with the places the ones before left and at most as many of
-    an object's places as the block has sources that could take it."""
-    places = sum(max(n, 0) for n in spare.values())
-    if len(lines) * places <= DENSE_PAIRS:
-        return _assigned(lines, reach, spare, rng)
+    an object's places as the block has sources that could take it. Sources whose reach cannot
+    change it (``weighed``) are given their object first."""
     held: dict[int, int] = {}
+    # a source whose one object has a place for every source that wants it gets it in every best
+    # matching: given it here, it leaves the assignment, as do the places no source can take
     left = {o: n for o, n in spare.items() if n > 0}
-    rows = [k for k, line in enumerate(lines) if line]
+    need = weighed(lines, left)
+    for k, line in enumerate(lines):
+        if line and not need[k] and left.get(line[0], 0) > 0:
+            held[k] = line[0]
+            left[line[0]] -= 1
+    rows = [k for k, line in enumerate(lines) if line and need[k]]
+    wanting: Counter = Counter(o for k in rows for o in set(lines[k]))
+    left = {o: min(n, wanting[o]) for o, n in left.items() if n > 0 and wanting[o]}
+    if len(rows) * sum(left.values()) <= DENSE_PAIRS:
+        got = _assigned([lines[k] for k in rows], [reach[k] for k in rows], left, rng)
+        held.update((rows[j], o) for j, o in got.items())
+        return held
     while rows:
         block, listed, columns = [], Counter(), 0
         for k in rows:
