@@ -112,6 +112,11 @@ def test_reach_at_the_matchings_objects_agrees_with_every_walks_end(tmp_path):
     assert poet_holders.size > 2 and np.isin(poet_holders, middles[0]).any()  # the branch is taken, and counts
     assert _agrees(index, p, [(ann, singer), (ann, -1), (index.id(f"{EX}Bob"), index.id(f"{EX}Poet"))],
                    np.random.default_rng(0), predicate_out_degrees(index, p)) > 0
+    # the out-degrees are kept per index: the same array again, and what the runs give
+    degrees = predicate_out_degrees(index, p)
+    assert predicate_out_degrees(index, p) is degrees
+    lo, hi = index.follow_many(np.arange(len(index.entities)), np.full(len(index.entities), p + 1))
+    assert np.array_equal(degrees, hi - lo)
     assert plausibility.predicate_middles(index, -1, p)[0].size == 0 and reach_at(index, middles, None, objects).sum() == 0
 
 

@@ -13,7 +13,11 @@ to it, so that a false object is one the subject's neighbourhood points to, as a
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
+
+from factforge.sparql.adjacency import Adjacency
 
 from .nearness import runs, sorted_member
 
@@ -105,8 +109,21 @@ def predicate_reach(index, subject: int, predicate: int | None, avoid: int = -1)
 
 def predicate_out_degrees(index, predicate: int) -> np.ndarray:
     """By node id: how many ``predicate`` links each node has forward (the predicate's links are
-    read whole on every backend)."""
-    return np.bincount(index.src[index.pred == predicate], minlength=len(index.entities))
+    read whole on every backend). Kept per whole index and predicate: the index does not change
+    once built (an endpoint's partial index grows, and is read again each time)."""
+    if type(index) is not Adjacency:
+        return np.bincount(index.src[index.pred == predicate], minlength=len(index.entities))
+    key = (id(index), predicate)
+    kept = _OUT_DEGREES.get(key)
+    if kept is None or kept[0]() is not index:
+        for stale in [k for k, (ref, _) in _OUT_DEGREES.items() if ref() is None]:
+            del _OUT_DEGREES[stale]
+        kept = _OUT_DEGREES[key] = (weakref.ref(index),
+                                    np.bincount(index.src[index.pred == predicate], minlength=len(index.entities)))
+    return kept[1]
+
+
+_OUT_DEGREES: dict[tuple[int, int], tuple[weakref.ref, np.ndarray]] = {}
 
 
 def predicate_middles(index, subject: int, predicate: int | None, avoid: int = -1,
