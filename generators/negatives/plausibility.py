@@ -13,7 +13,11 @@ to it, so that a false object is one the subject's neighbourhood points to, as a
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
+
+from factforge.sparql.adjacency import Adjacency
 
 from .nearness import runs, sorted_member
 
@@ -69,3 +73,139 @@ def reach_of(reach: tuple[np.ndarray, np.ndarray], nodes: np.ndarray) -> np.ndar
     values = np.zeros(nodes.size, dtype=np.float64)
     values[found] = probability[np.searchsorted(objects, nodes[found])]
     return values
+
+
+def predicate_reach(index, subject: int, predicate: int | None, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """As ``walk_reach``, with the walk's second link taken through ``predicate`` only (either
+    direction): a link of the subject (not to ``avoid``), then with probability one half a link of
+    ``predicate``, then one ``predicate`` link forward. On an
+    occupation: the subject's other occupations, their other holders, and those holders'
+    occupations.
+
+    It reads the subject's links and the predicate's, which a scenario reads on every backend
+    (path search reads the subject whole, and the predicate's facts are all read first).
+    ``walk_reach`` reads every link of each of the subject's neighbours: through an endpoint that
+    fetched neighbours path search never reads (it asks the store for a length-3 middle's step
+    pairs, not its links), and a neighbour's link count to skip hubs by is what was fetched of it
+    there, not the KB's.
+
+    Every end of every walk: random walk weighs a few of them per subject, and takes them from
+    ``predicate_middles`` and ``reach_at``, which agree with this (tests/test_predicate_reach.py)."""
+    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    if subject < 0 or predicate is None:
+        return nothing
+    middle, weight = _middles(index, subject, predicate, avoid)
+    lo, hi = index.follow_many(middle, np.full(middle.size, predicate + 1, dtype=np.int64))
+    has = hi > lo
+    at, row = runs(lo[has], hi[has])
+    ends, share = index.dst[at].astype(np.int64), (weight[has] / (hi - lo)[has])[row]
+    # summed per node id without sorting: the ends of a dense predicate's second link run to the
+    # hundreds of thousands per subject, and np.unique's sort was most of the matching's time; the
+    # sums are the same (bincount adds in the same order either way)
+    total = np.bincount(ends, weights=share)
+    objects = np.flatnonzero(total > 0)
+    return objects.astype(np.int64), total[objects]
+
+
+def predicate_out_degrees(index, predicate: int) -> np.ndarray:
+    """By node id: how many ``predicate`` links each node has forward (the predicate's links are
+    read whole on every backend). Kept per whole index and predicate: the index does not change
+    once built (an endpoint's partial index grows, and is read again each time)."""
+    if type(index) is not Adjacency:
+        return np.bincount(index.src[index.pred == predicate], minlength=len(index.entities))
+    key = (id(index), predicate)
+    kept = _OUT_DEGREES.get(key)
+    if kept is None or kept[0]() is not index:
+        for stale in [k for k, (ref, _) in _OUT_DEGREES.items() if ref() is None]:
+            del _OUT_DEGREES[stale]
+        kept = _OUT_DEGREES[key] = (weakref.ref(index),
+                                    np.bincount(index.src[index.pred == predicate], minlength=len(index.entities)))
+    return kept[1]
+
+
+_OUT_DEGREES: dict[tuple[int, int], tuple[weakref.ref, np.ndarray]] = {}
+
+
+def predicate_middles(index, subject: int, predicate: int | None, avoid: int = -1,
+                      out_degrees: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Where a walk of ``predicate_reach`` stands before its last link: the distinct nodes (sorted
+    ids) with a ``predicate`` link forward, and for each the probability of each such link (the
+    walk's share at the node over its ``predicate`` links forward). ``reach_at`` finishes the walk
+    at given objects only. ``out_degrees``: ``predicate_out_degrees``, for many subjects.
+
+    The last link is what makes ``predicate_reach`` dear on a dense predicate: every node a walk
+    stands at spreads its share over all its objects (thousands of distinct ends per subject),
+    while the matching weighs a few dozen of them."""
+    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    if subject < 0 or predicate is None:
+        return nothing
+    middle, weight = _middles(index, subject, predicate, avoid)
+    if out_degrees is not None:  # a node with no link forward ends no walk: not sorted with the rest
+        keep = out_degrees[middle] > 0
+        middle, weight = middle[keep], weight[keep]
+    if not middle.size:
+        return nothing
+    nodes, where = np.unique(middle, return_inverse=True)
+    weight = np.bincount(where, weights=weight, minlength=nodes.size)
+    if out_degrees is None:
+        lo, hi = index.follow_many(nodes, np.full(nodes.size, predicate + 1, dtype=np.int64))
+        forward = hi - lo
+    else:
+        forward = out_degrees[nodes]
+    has = forward > 0
+    return nodes[has], weight[has] / forward[has]
+
+
+def reach_at(index, middles: tuple[np.ndarray, np.ndarray], predicate: int | None, objects: np.ndarray) -> np.ndarray:
+    """``predicate_reach``'s probability for each of ``objects`` (ids; 0 where no walk ends, or
+    -1), from the subject's ``predicate_middles``: the share of each middle node that holds the
+    object by ``predicate``.
+
+    An object's holders are looked up among the middle nodes where it has not many more of them
+    than there are middle nodes, else the middle nodes among its holders (a hub object's holders
+    are most of a dense predicate's subjects)."""
+    nodes, share = middles
+    objects = np.asarray(objects, dtype=np.int64)
+    values = np.zeros(objects.size, dtype=np.float64)
+    known = np.flatnonzero(objects >= 0)
+    if not nodes.size or predicate is None or not known.size:
+        return values
+    lo, hi = index.follow_many(objects[known], np.full(known.size, -(predicate + 1), dtype=np.int64))
+    few = hi - lo <= 2 * nodes.size
+    rows = known[few]
+    at, row = runs(lo[few], hi[few])
+    holders = index.in_src[at].astype(np.int64)
+    place = np.minimum(np.searchsorted(nodes, holders), nodes.size - 1)
+    hit = nodes[place] == holders
+    values[rows] = np.bincount(row[hit], weights=share[place[hit]], minlength=rows.size)
+    if not few.all():
+        middle = nodes.astype(index.in_src.dtype)  # the runs' own type: no conversion of a run per search
+        for k, start, end in zip(known[~few].tolist(), lo[~few].tolist(), hi[~few].tolist()):
+            run = index.in_src[start:end]  # the object's holders, sorted by id
+            count = np.searchsorted(run, middle, "right") - np.searchsorted(run, middle, "left")
+            values[k] = float(share @ count)
+    return values
+
+
+def _middles(index, subject: int, predicate: int, avoid: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes a walk of ``predicate_reach`` stands at before its last link, one row per way of
+    getting there, with its probability."""
+    first, _ = neighbours(index, np.array([subject], dtype=np.int64))
+    if not first.size:
+        return first, np.zeros(0, dtype=np.float64)
+    weight = np.full(first.size, 0.5 / first.size)
+    keep = (first != avoid) & (first != subject)
+    first, weight = first[keep], weight[keep]
+    forward = np.full(first.size, predicate + 1, dtype=np.int64)
+    out_lo, out_hi = index.follow_many(first, forward)
+    in_lo, in_hi = index.follow_many(first, -forward)
+    links = (out_hi - out_lo) + (in_hi - in_lo)
+    # the predicate's links of a hub (a country's citizens) lead almost anywhere, and reading each
+    # of them per subject would cost more than the rest of the matching
+    step = (links > 0) & (links <= HUB_LINKS)
+    out_at, out_row = runs(out_lo[step], out_hi[step])
+    in_at, in_row = runs(in_lo[step], in_hi[step])
+    second = np.concatenate([index.dst[out_at], index.in_src[in_at]]).astype(np.int64)
+    second_weight = (weight[step] / links[step])[np.concatenate([out_row, in_row])]
+    keep = second != subject
+    return np.concatenate([first, second[keep]]), np.concatenate([weight, second_weight[keep]])

@@ -9,7 +9,10 @@ other facts (marked ``borrowed`` in the answers). When walks find too few, objec
 facts of p are used, with the same checks (marked ``fallback``): the set's own first, so that a
 false object is as frequent in the set as a true one, then those of facts outside the scenario.
 Walk ends to objects the set's true facts name come first, then the fallback's objects that true
-facts name more than once while they are owed, then walk ends new to the split (``sample``).
+facts name more than once while they are owed, then walk ends new to the split (``sample``). At
+each step the owed objects go to the sources as a whole (``plausible_matching``): as many sources
+served as the debts allow, each object where the subject's neighbourhood leads to it most
+(``plausibility.predicate_reach``), as hand-checked negatives go with the subject's other facts.
 
 Paths are found meet-in-the-middle over the cached adjacency arrays: the neighbours of s, of
 o, and for length 3 the neighbours of s's neighbours intersected with o's, all numpy set
@@ -27,8 +30,9 @@ from factforge.sparql.terms import is_blank_name
 
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
-from .debt_paths import augment
 from .nearness import sorted_member
+from .plausibility import predicate_middles, predicate_out_degrees, reach_at
+from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
 WALK_TRIES = 5
@@ -251,6 +255,8 @@ class RandomWalk(NegativeSampler):
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
         self._memo: dict = {}
+        self._reach: dict = {}  # predicate_middles by source, for _reach_of
+        self._out_degrees = None  # predicate_out_degrees, made by the first _reach_of
         self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
         self._memo = {}
@@ -285,8 +291,7 @@ class RandomWalk(NegativeSampler):
         # object named once and left unpaid occurs once, as a new end does, so there a walk end
         # serves as well, and walks keep their share of the false facts.
         named = Counter(f.o for f in sources)
-        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, rank,
-                                  balance)
+        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, balance)
         served = {neg.source for neg in chosen}
         if len(chosen) < n:
             rest = [k for k, source in enumerate(sources) if source not in served]
@@ -295,73 +300,75 @@ class RandomWalk(NegativeSampler):
             served = {neg.source for neg in chosen}
         if len(chosen) < n:
             chosen += self._walk_round(context, [c if c and c[0].source not in served else [] for c in typed],
-                                       n - len(chosen), rng, rank, balance)
+                                       n - len(chosen), rng, balance)
         if len(chosen) < n:
             chosen += self.fallback(context, sources, n - len(chosen), rng, balance=balance)
         if len(chosen) < n:  # the fallback found too few: more walk ends of the same subjects
             chosen += round_robin(typed, n - len(chosen), context, rng, rank=rank)
         return chosen
 
-    def _walk_round(self, context: NegativeContext, typed: list[list[Negative]], n: int, rng, rank,
+    def _walk_round(self, context: NegativeContext, typed: list[list[Negative]], n: int, rng,
                     balance: ObjectBalance) -> list[Negative]:
-        """Up to ``n`` walk ends, at most one per source, each while its object is owed: one round,
-        then trades. In a round a source whose only ends (CoDEx P20: Los Angeles) were paid by
-        sources with ends to spare got none, and a second round gave those a second false fact."""
-        able = [any(context.acceptable(neg.fact) for neg in c) for c in typed]
-        walking = min(n, sum(able))
-        chosen = round_robin(typed, walking, context, rng, rank=rank, balance=balance, rounds=1)
-        if len(chosen) < walking:
-            chosen = self._trade(context, typed, able, chosen, balance, walking - len(chosen))
-        return chosen
-
-    def _trade(self, context: NegativeContext, typed: list[list[Negative]], able: list[bool], chosen: list[Negative],
-               balance: ObjectBalance, wanted: int) -> list[Negative]:
-        """``chosen`` (one walk end per source, from one round) with up to ``wanted`` of the sources
-        it left without one, that have an acceptable end, given an owed end by chains of trades
-        (``debt_paths``): a source takes an end another source holds, which moves to another of
-        its own ends, until a chain ends at an end still owed. Sources keep their round's end where
-        no chain needs it, and a moved source keeps a walk end of its own."""
-        source_of = {id(neg): k for k, c in enumerate(typed) for neg in c}
-        held_negative = {source_of[id(neg)]: neg for neg in chosen}
+        """Up to ``n`` walk ends, at most one per source, each while its object is owed (an end new
+        to the split is owed one, ``ObjectBalance.paid``): as many sources served as the debts
+        allow, and among those ways, the ends the sources' neighbourhoods lead to most
+        (``plausible_matching``). A round, a source at a time, left a source whose only ends (CoDEx
+        P20: Los Angeles) were paid by sources with ends to spare with none, and a second round
+        gave those a second false fact; it also took a source's ends in a seeded order, whatever
+        the subject."""
         objects = sorted({neg.fact.o for c in typed for neg in c})
         at = {o: i for i, o in enumerate(objects)}
-        # each source's ends, one walk per object (its first), the most owed first
-        ends = [{} for _ in typed]
+        ids = self._ids(context, objects)
+        # per source: each owed object's first walk end (they make the same fact, so the first
+        # acceptable one is the first one if any is), screened by id; by name, only the pairs held
+        ends: list[dict[int, Negative]] = [{} for _ in typed]
         for k, c in enumerate(typed):
             for neg in c:
-                ends[k].setdefault(at[neg.fact.o], neg)
-        lines = [sorted(e, key=lambda i: (-balance.owed[objects[i]] if objects[i] in balance.owed else -1, i))
-                 for e in ends]
-        # an end new to the split is owed one (ObjectBalance.paid)
+                i = at[neg.fact.o]
+                if i not in ends[k] and not balance.paid(neg.fact.o):
+                    ends[k][i] = neg
+        lines = [self._screened(context, typed[k][0].fact.s, ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
         spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
         spare = {i: left for i, left in spare.items() if left > 0}
-        held = {k: at[neg.fact.o] for k, neg in held_negative.items()}
-        same: dict[str, list[int]] = {}
-        for k, c in enumerate(typed):
-            if len(c):
-                same.setdefault(c[0].fact.s, []).append(k)
-        known: dict[tuple[int, int], bool] = {}
+        reach = self._reaches(context, [c[0].source if c else None for c in typed], lines, ids, spare)
+        held = plausible_matching(lines, reach, spare, rng,
+                                  [c[0].fact.s if c else None for c in typed],
+                                  fits=lambda k, i: context.acceptable(ends[k][i].fact))
+        return self._take([ends[k][i] for k, i in sorted(held.items())], n, context, balance)
 
-        def fits(k: int, i: int) -> bool:
-            s = typed[k][0].fact.s
-            if any(held.get(j) == i for j in same[s] if j != k):
-                return False
-            if (k, i) not in known:
-                known[(k, i)] = context.acceptable(ends[k][i].fact)
-            return known[(k, i)]
+    @staticmethod
+    def _ids(context: NegativeContext, objects: list[str]) -> np.ndarray:
+        """The index ids of ``objects`` (-1 outside the index)."""
+        return np.fromiter((context.kb.node(o) for o in objects), dtype=np.int64, count=len(objects))
 
-        left_over = [k for k in range(len(typed)) if able[k] and k not in held]
-        held = augment(left_over, lines, held, spare, fits, wanted)
-        moved = [k for k, i in held.items() if k not in held_negative or held_negative[k].fact.o != objects[i]]
-        for k in moved:
-            if k in held_negative:
-                context.ledger.release(held_negative[k])
-                balance.owed[held_negative[k].fact.o] += 1
-        for k in moved:
-            context.ledger.take(ends[k][held[k]])
-            balance.took(ends[k][held[k]])
-        made = {k: ends[k][held[k]] for k in moved}
-        return [made.get(source_of[id(neg)], neg) for neg in chosen] + [made[k] for k in moved if k not in held_negative]
+    @staticmethod
+    def _screened(context: NegativeContext, subject: str, ids: np.ndarray, keys) -> list[int]:
+        """``keys`` (places in ``ids``, the objects' index ids) that the id screens (``refuses``)
+        let through for ``subject``: near a hub most are refused by the window, none of them made
+        a fact. An object outside the index is left to ``acceptable``."""
+        s = context.kb.node(subject)
+        keys = np.asarray(keys, dtype=np.int64)
+        objects = ids[keys]
+        refused = np.zeros(keys.size, dtype=bool)
+        inside = np.flatnonzero(objects >= 0) if s >= 0 else objects[:0]
+        if inside.size:
+            refused[inside] = context.refuses(np.full(inside.size, s, dtype=np.int64), objects[inside])
+        return keys[~refused].tolist()
+
+    @staticmethod
+    def _take(negatives: list[Negative], n: int, context: NegativeContext, balance: ObjectBalance) -> list[Negative]:
+        """Up to ``n`` of ``negatives`` (each passed ``acceptable`` before), in their order; a triple
+        once (``plausible_matching`` gives two sources of one subject different objects)."""
+        chosen, taken = [], set()
+        for negative in negatives:
+            if len(chosen) >= n:
+                break
+            if negative.fact.triple not in taken:
+                taken.add(negative.fact.triple)
+                context.ledger.take(negative)
+                balance.took(negative)
+                chosen.append(negative)
+        return chosen
 
     def fallback(self, context: NegativeContext, sources: list[Fact], n: int, rng,
                  balance: ObjectBalance | None = None) -> list[Negative]:
@@ -382,35 +389,69 @@ class RandomWalk(NegativeSampler):
 
     def _inside(self, context: NegativeContext, sources: list[Fact], n: int, rng, *,
                 balance: ObjectBalance | None = None, serve: tuple[list[int], set[str]] | None = None) -> list[Negative]:
-        """Objects of the set's own true facts: every round, each subject (least-used first) takes
-        the most owed object that passes the type check and ``acceptable``. ``serve``: only these
+        """Objects of the set's own true facts: every round, the subjects least used so far take
+        the objects still owed, matched as a whole (``plausible_matching``: as many as the debts
+        allow, each where the subject's neighbourhood leads most), then those left the least
+        overpaid object that passes the type check and ``acceptable``. ``serve``: only these
         sources and, while owed, these objects, one round (a false fact each at most)."""
         donors: dict[str, Fact] = {}
         for fact in sources:
             donors.setdefault(fact.o, fact)
         context.types.load_types(donors)
+        objects = list(donors)
+        ids = self._ids(context, objects)
+        place = {o: i for i, o in enumerate(objects)}
         tie = dict(zip(donors, rng.permutation(len(donors)).tolist()))
         balance = balance if balance is not None else ObjectBalance(context.ledger, sources, n)
         rank = rng.permutation(len(sources))
-        fitting: dict[frozenset, set[str]] = {}  # by a true object's types: the objects that pass
+        fitting: dict[frozenset, np.ndarray] = {}  # by a true object's types: the objects (places) that pass
+        fitting_names: dict[frozenset, set[str]] = {}
+        served_objects = None if serve is None else np.array([o in serve[1] for o in objects], dtype=bool)
         spent: set[int] = set()  # sources with no acceptable object left (acceptance only narrows)
         chosen: list[Negative] = []
         while len(chosen) < n:
             before = len(chosen)
-            line = sorted(donors, key=balance.key(tie))
-            for k in sorted(range(len(sources)) if serve is None else serve[0],
-                            key=lambda k: (context.ledger.subject_uses[sources[k].s], rank[k])):
-                if len(chosen) >= n:
-                    break
-                if k in spent:
-                    continue
+            turn = sorted((k for k in (range(len(sources)) if serve is None else serve[0]) if k not in spent),
+                          key=lambda k: (context.ledger.subject_uses[sources[k].s], rank[k]))
+            if not turn:
+                break
+            least = context.ledger.subject_uses[sources[turn[0]].s]
+            turn = [k for k in turn if context.ledger.subject_uses[sources[k].s] == least]
+            owing = np.array([not balance.paid(o) for o in objects], dtype=bool)
+            if served_objects is not None:
+                owing &= served_objects
+            lines = []
+            for k in turn:
                 source = sources[k]
                 key = context.types.types(source.o)
                 if key not in fitting:
-                    fitting[key] = {o for o in donors if context.types.type_consistent(source.o, o)}
+                    fitting[key] = np.array([i for i, o in enumerate(objects) if context.types.type_consistent(source.o, o)],
+                                            dtype=np.int64)
                 fits = fitting[key]
-                fact = first_acceptable(context, source.s, (o for o in line if o in fits and o != source.o and (
-                    serve is None or (o in serve[1] and not balance.paid(o)))))
+                line = fits[owing[fits] & (fits != place[source.o])]
+                lines.append(self._screened(context, source.s, ids, line))
+            spare = {i: int(np.ceil(balance.owed[o])) for i, o in enumerate(objects) if not balance.paid(o)}
+            reach = self._reaches(context, [sources[k] for k in turn], lines, ids, spare)
+            held = plausible_matching(lines, reach, spare, rng, [sources[k].s for k in turn],
+                                      fits=lambda j, i: context.acceptable(Fact(sources[turn[j]].s, context.predicate,
+                                                                                objects[i])))
+            made = [self._fallback_negative(context, sources[turn[j]], donors[objects[i]].s, objects[i], True)
+                    for j, i in sorted(held.items())]
+            taken = self._take(made, n - len(chosen), context, balance)
+            chosen += taken
+            served = {id(negative.source) for negative in taken}
+            line = sorted(donors, key=balance.key(tie))
+            for k in turn if serve is None else []:
+                if len(chosen) >= n:
+                    break
+                source = sources[k]
+                if id(source) in served:
+                    continue
+                key = context.types.types(source.o)
+                if key not in fitting_names:
+                    fitting_names[key] = {objects[i] for i in fitting[key].tolist()}
+                fits = fitting_names[key]
+                fact = first_acceptable(context, source.s, (o for o in line if o in fits and o != source.o))
                 if fact is None:
                     spent.add(k)
                     continue
@@ -418,8 +459,10 @@ class RandomWalk(NegativeSampler):
                 context.ledger.take(negative)
                 balance.took(negative, line, tie)
                 chosen.append(negative)
-            if len(chosen) == before or serve is not None:
+            if serve is not None:
                 break
+            if len(chosen) == before:  # first_acceptable found nothing for any of them: each is spent
+                spent |= set(turn)
         return chosen
 
     def _outside(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
@@ -446,6 +489,28 @@ class RandomWalk(NegativeSampler):
             if len(chosen) >= n:
                 break
         return chosen
+
+    def _reaches(self, context: NegativeContext, sources: list[Fact | None], lines: list[list[int]], ids: np.ndarray,
+                 spare: dict[int, int]) -> list[list[float]]:
+        """Each line's reach (``_reach_of``), where it can change the matching (``weighed``); 0 elsewhere."""
+        need = weighed(lines, spare)
+        return [self._reach_of(context, source, ids[line]).tolist() if line and wanted else [0.0] * len(line)
+                for source, line, wanted in zip(sources, lines, need)]
+
+    def _reach_of(self, context: NegativeContext, source: Fact, objects: np.ndarray) -> np.ndarray:
+        """How often walks from the source's subject end at each of ``objects`` (index ids;
+        ``predicate_reach``, not through the source's own object): where the walks stand before
+        their last link is worked out once per source and call of ``sample``, the last link only
+        to ``objects``."""
+        index = context.kb.adjacency
+        p = index.pindex.get(context.predicate)
+        reached = self.__dict__.setdefault("_reach", {})
+        if source.pair not in reached:
+            if self.__dict__.get("_out_degrees") is None and p is not None:
+                self._out_degrees = predicate_out_degrees(index, p)
+            reached[source.pair] = predicate_middles(index, context.kb.node(source.s), p, context.kb.node(source.o),
+                                                     self._out_degrees)
+        return reach_at(index, reached[source.pair], p, objects)
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source,
