@@ -617,7 +617,7 @@ class NeighbourhoodReader:
             rows = [tuple(NamedNode(e) for e in key) for key in batch]
             by_middle = [row for key, row in zip(batch, rows) if self._links(key[0]) <= self._links(key[1])]
             by_object = [row for key, row in zip(batch, rows) if self._links(key[0]) > self._links(key[1])]
-            for row in self.store.select("middle_step_pairs", middles=by_middle, middles_object_first=by_object):
+            for row in self.store.select("middle_step_pairs", middles=by_middle, object_first_middles=by_object):
                 self.rows += 1
                 b, c = self.pindex.get(row["b"].value), self.pindex.get(row["c"].value)
                 if b is not None and c is not None:  # a schema step is not in the index's paths

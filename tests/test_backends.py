@@ -60,7 +60,7 @@ def params_for(template, store):
         elif name == "middles":  # Einstein died in Princeton, a borough as Belmar is; London: no link to Belmar
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                             (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
-        elif name == "middles_object_first":  # the same, asked from the object's side
+        elif name == "object_first_middles":  # the same, asked from the object's side
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
         elif name == "schema":
             values[name] = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
@@ -106,9 +106,9 @@ def test_middle_step_pairs_are_the_same_from_either_end(dbpedia_store, remote):
                (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                (iri("dbr:Soviet_Union"), iri("dbr:London"), iri("dbr:Albert_Einstein"))]
     for store in (dbpedia_store, remote):
-        by_middle = canonical(store.select("middle_step_pairs", middles=middles, middles_object_first=[]))
-        by_object = canonical(store.select("middle_step_pairs", middles=[], middles_object_first=middles))
-        split = canonical(store.select("middle_step_pairs", middles=middles[:1], middles_object_first=middles[1:]))
+        by_middle = canonical(store.select("middle_step_pairs", middles=middles, object_first_middles=[]))
+        by_object = canonical(store.select("middle_step_pairs", middles=[], object_first_middles=middles))
+        split = canonical(store.select("middle_step_pairs", middles=middles[:1], object_first_middles=middles[1:]))
         assert by_middle, "no step pair on DBpedia50: the comparison would prove nothing"
         assert by_middle == by_object == split
 

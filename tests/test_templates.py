@@ -10,7 +10,8 @@ from factforge.sparql.terms import TermError, iri, literal
 def sample_params(template):
     sample = NamedNode("http://dbpedia.org/ontology/birthPlace")
     rows = {"facts": [(sample, sample, sample)], "sources": [(sample, sample)],  # VALUES blocks over several variables
-            "runs": [(sample, sample)], "pairs": [(sample, sample)], "middles": [(sample, sample, sample)]}
+            "runs": [(sample, sample)], "pairs": [(sample, sample)], "middles": [(sample, sample, sample)],
+            "object_first_middles": [(sample, sample, sample)]}
     numbers = {"limit": 10, "offset": 0}
     return {name: numbers.get(name, rows.get(name, [sample]) if name.endswith("s") else sample)
             for name in template.params}
