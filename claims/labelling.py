@@ -320,8 +320,7 @@ def _spread(items: list[Item], key: bytes) -> list[Item]:
     holds each object's facts in proportion to its share (or each subject's, where subjects repeat
     more): the first ones leave R (NOT ENOUGH INFO), the next are SUPPORTS, so each object's true
     facts are split between the two labels alike. In the keyed order alone an object's few facts
-    could fall mostly on one side: on the demo KB, 9 of New York's 10 birthplaces were SUPPORTS
-    against 40 of 60 overall, and "in New" leaned to SUPPORTS (nPMI 0.29). Within an object its
+    could fall mostly on one side, and its name then told the label (docs/claims.md). Within an object its
     facts keep the keyed order; objects start at a keyed offset, so whose come first is keyed too."""
     if len(items) < 3:
         return items

@@ -447,9 +447,9 @@ class NeighbourhoodReader:
 
     def _fetch_run(self, entity: str, side: str, predicate: str) -> None:
         """One predicate's links of a hub in one direction, in one query (``entity_{side}_runs``),
-        sorted here: an ordered slice made the store sort the whole run for each one (Oxigraph took
-        half a minute a slice of a 183,000-link run at 10M triples, against a second for the run
-        unordered). The store shows the answer whole (its COUNT) or pages it where a cap cut it."""
+        sorted here: an ordered slice made the store sort the whole run for each one, far slower
+        than the run unordered (docs/performance.md, issue 17's session-18 figures). The store shows
+        the answer whole (its COUNT) or pages it where a cap cut it."""
         pid = self.pindex.get(predicate)
         if pid is None:
             return  # a schema predicate: dropped from the links anyway

@@ -3,9 +3,8 @@ between a hub run's draws and the whole run.
 
 A walk's draw from a hub's run is one row, but its query sorts the run in the store (the draw is
 the k-th node in IRI order, ORDER BY and OFFSET); the run read whole is one unordered query of all
-its rows. Engines differ by far: at 1M triples Virtuoso 7.2 drew from a 14,000-link run in
-0.1-0.16 s against 0.07 s for the run whole, Oxigraph 0.5 in 3.7 s against 0.26 s (its ORDER BY
-decodes the terms it compares; 28 s for a 183,000-link run at 10M). So the reader keeps to the
+its rows. Engines differ by far: Virtuoso draws in about the time of reading the run, Oxigraph's
+sort costs many times that (docs/endpoints.md, dialect differences). So the reader keeps to the
 draws (fewest rows) unless the store has shown that it sorts slowly: a draw costs more than
 ``SLOW_SORT`` times reading the same run. Only answers over ``TIMED_LINKS`` are timed: below that,
 a query's fixed cost (parse, HTTP) is most of its time, and what is measured there says nothing of
