@@ -209,3 +209,116 @@ def _middles(index, subject: int, predicate: int, avoid: int) -> tuple[np.ndarra
     second_weight = (weight[step] / links[step])[np.concatenate([out_row, in_row])]
     keep = second != subject
     return np.concatenate([first, second[keep]]), np.concatenate([weight, second_weight[keep]])
+
+
+# A path's ends are not gathered past this many links at any of its steps: a walk that spreads this
+# wide (through a country's citizens, say) ends almost anywhere, tells little about its subject, and
+# gathering it per source would cost more than the rest of the matching.
+PATH_FRONTIER = 150
+
+
+def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """Every node a walk from ``subject`` along each of ``paths`` (signed step sequences) can end at,
+    as (place in ``paths``, node) rows sorted by place then node. A walk does not pass through
+    ``subject`` or ``avoid`` (the true object: the reference KB holds no link between it and the
+    subject), nor along a hub's run of more than ``HUB_LINKS`` links; a path whose walks spread
+    past ``PATH_FRONTIER`` links at a step has no rows.
+
+    All paths a step at a time (each distinct prefix once): a path at a time, the calls per path
+    cost more than the rest of the random walk on a large KB."""
+    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    paths = [tuple(path) for path in paths]
+    if subject < 0 or not paths:
+        return nothing
+    n = np.int64(max(len(index.entities), 1))
+    # prefix -> id, level by level; a prefix's frontier rows: (prefix id, node)
+    ids: dict[tuple[int, ...], int] = {(): 0}
+    owner, nodes = np.zeros(1, dtype=np.int64), np.array([subject], dtype=np.int64)
+    width = max(len(path) for path in paths)
+    for level in range(1, width + 1):
+        prefixes = sorted({path[:level] for path in paths if len(path) >= level})
+        parent = np.array([ids.get(prefix[:-1], -1) for prefix in prefixes], dtype=np.int64)
+        step = np.array([prefix[-1] for prefix in prefixes], dtype=np.int64)
+        if level > 1:  # an inner node is neither the subject nor the true object
+            inner = (nodes != subject) & (nodes != avoid)
+            owner, nodes = owner[inner], nodes[inner]
+        # rows: every node of each prefix's parent frontier, with the prefix's last step
+        order = np.argsort(owner, kind="stable")
+        owner, nodes = owner[order], nodes[order]
+        lo_p, hi_p = np.searchsorted(owner, parent, "left"), np.searchsorted(owner, parent, "right")
+        at, row = runs(lo_p, hi_p)
+        if not at.size:
+            break
+        lo, hi = index.follow_many(nodes[at], step[row])
+        keep = (hi - lo) <= HUB_LINKS
+        spread = np.bincount(row[keep], weights=(hi - lo)[keep], minlength=len(prefixes))
+        keep &= spread[row] <= PATH_FRONTIER
+        at_links, which = runs(lo[keep], hi[keep])
+        prefix_of = row[keep][which]
+        forward = step[prefix_of] > 0
+        reached = index.at_runs(at_links, forward).astype(np.int64)
+        codes = np.unique(prefix_of * n + reached)
+        ids = {prefix: k for k, prefix in enumerate(prefixes)}
+        owner, nodes = codes // n, codes % n
+        ends_at_level = [k for k, path in enumerate(paths) if len(path) == level]
+        if ends_at_level:
+            place = np.array([ids[paths[k]] for k in ends_at_level], dtype=np.int64)
+            yield_rows = _rows_of(owner, nodes, place, np.array(ends_at_level, dtype=np.int64))
+            nothing = (np.concatenate([nothing[0], yield_rows[0]]), np.concatenate([nothing[1], yield_rows[1]]))
+    order = np.lexsort((nothing[1], nothing[0]))
+    return nothing[0][order], nothing[1][order]
+
+
+def _rows_of(owner: np.ndarray, nodes: np.ndarray, prefix_ids: np.ndarray, path_places: np.ndarray):
+    """The (path place, node) rows of the frontiers of ``prefix_ids`` (``owner`` sorted)."""
+    lo, hi = np.searchsorted(owner, prefix_ids, "left"), np.searchsorted(owner, prefix_ids, "right")
+    at, row = runs(lo, hi)
+    return path_places[row], nodes[at]
+
+
+def path_hits(ends: tuple[np.ndarray, np.ndarray], count: int, objects: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """For each of ``objects`` (ids; -1: none), how much of a true fact's ``count`` paths
+    (``ends``: ``path_end_rows`` from its subject) a walk can end at it along: each path weighs by how
+    few of ``among`` (sorted ids: the predicate's objects) it reaches, log((|among| + 1) /
+    (reached + 1)), and the weights of the paths that reach an object are summed, over those of
+    every path that reaches any node (0 to 1).
+
+    A path checker (path features, Knowledge Linker) scores a fact by the paths that link its
+    subject to its object; a true object is reached by many of its own fact's paths at once (a
+    birthplace: through the subject's country, its compatriots' birthplaces, its employers' seats),
+    one walk end by the one path it was walked along. Hand-checked negatives are reached the ways a
+    true object is (a birthplace in the subject's own country). A path that reaches most objects
+    (the birthplaces of everyone who speaks the subject's language) tells little, one that reaches
+    a few (the places of the subject's country) is what a checker learns: hence the weights."""
+    objects = np.asarray(objects, dtype=np.int64)
+    hits = np.zeros(objects.size, dtype=np.float64)
+    place, node = ends
+    if not place.size or not objects.size:
+        return hits
+    reached = np.bincount(place[sorted_member(node, among)], minlength=count)
+    weight = np.log((among.size + 1) / (reached + 1.0))
+    weight[np.bincount(place, minlength=count) == 0] = 0.0
+    total = weight.sum()
+    if total <= 0:
+        return hits
+    asked = np.unique(objects[objects >= 0])
+    hit = sorted_member(node, asked)
+    if hit.any():
+        nodes, where = np.unique(node[hit], return_inverse=True)
+        value = np.bincount(where, weights=weight[place[hit]], minlength=nodes.size)
+        found = sorted_member(objects, nodes) & (objects >= 0)
+        hits[found] = value[np.searchsorted(nodes, objects[found])]
+    return hits / total
+
+
+def path_reached(ends: tuple[np.ndarray, np.ndarray], objects: np.ndarray) -> list[int]:
+    """Per object of ``objects`` (sorted distinct ids; -1: none), the place of the first path (in
+    ``path_end_rows``'s rows) along which a walk can end at it, -1 where none can."""
+    objects = np.asarray(objects, dtype=np.int64)
+    first = np.full(objects.size, np.iinfo(np.int64).max, dtype=np.int64)
+    place, node = ends
+    if place.size and objects.size:
+        hit = sorted_member(node, objects)
+        np.minimum.at(first, np.searchsorted(objects, node[hit]), place[hit])
+    first[first == np.iinfo(np.int64).max] = -1
+    return first.tolist()
