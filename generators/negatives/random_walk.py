@@ -31,7 +31,7 @@ from factforge.sparql.terms import is_blank_name
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
-from .plausibility import predicate_middles, predicate_out_degrees, reach_at
+from .plausibility import path_end_rows, path_hits, path_reached, predicate_middles, predicate_out_degrees, reach_at
 from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
@@ -257,8 +257,11 @@ class RandomWalk(NegativeSampler):
         self._memo: dict = {}
         self._reach: dict = {}  # predicate_middles by source, for _reach_of
         self._out_degrees = None  # predicate_out_degrees, made by the first _reach_of
+        self._objects = None  # the predicate's objects (sorted ids), made by the first _reach_of
         self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
+        self._paths: dict = {}  # the paths each source walked (its own, or borrowed), for _reach_of
+        self._ends: dict = {}  # by source: its paths' ends (plausibility.path_hits), read once
         self._memo = {}
         # Facts with no path of their own (sparse KBs have many) walk the paths that link the
         # other facts of p: the same kind of route from the same kind of subject.
@@ -267,9 +270,12 @@ class RandomWalk(NegativeSampler):
         per_source = []
         for source, paths in zip(sources, own):
             found = self.walks(context, source, paths, rng, borrowed=False)
+            self._paths[source.pair] = paths
             if not found and common:
                 found = self.walks(context, source, common[:BORROWED_PATHS], rng, borrowed=True)
+                self._paths[source.pair] = common[:BORROWED_PATHS]
             per_source.append(found)
+        per_source = self._reachable(context, sources, per_source)
         context.types.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.types.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
         # Among a fact's walk ends, those owed to the set first (ObjectBalance): an end outside the
@@ -306,6 +312,42 @@ class RandomWalk(NegativeSampler):
         if len(chosen) < n:  # the fallback found too few: more walk ends of the same subjects
             chosen += round_robin(typed, n - len(chosen), context, rng, rank=rank)
         return chosen
+
+    def _reachable(self, context: NegativeContext, sources: list[Fact], per_source: list[list[Negative]]) -> list[list[Negative]]:
+        """Each source's walk ends, and after them every object of the set's true facts that a walk
+        along one of the source's paths could end at (its detail names the first such path).
+
+        A walk draws one end per path, and the ends owed to the set were a handful per source: the
+        matching then had little to choose from, and the false objects were reached by the one path
+        they were walked along where true ones are reached by most of theirs (``path_hits``; CoDEx
+        P19: a birthplace outside the subject's country). Any end a walk can reach is as much
+        "reached the same way"."""
+        index = context.kb.adjacency
+        named = sorted({f.o for f in sources})
+        ids = self._ids(context, named)
+        by_id = np.argsort(ids, kind="stable")
+        named, ids = [named[i] for i in by_id.tolist()], ids[by_id]  # path_reached asks them sorted by id
+        names = self.__dict__.setdefault("_names", {})
+        out = []
+        for source, found in zip(sources, per_source):
+            paths = self._paths.get(source.pair, [])
+            if not paths or context.kb.node(source.s) < 0:
+                out.append(found)
+                continue
+            have = {neg.fact.o for neg in found} | {source.o, source.s}
+            extra = []
+            for obj, k in zip(named, path_reached(self._ends_of(context, source), ids)):
+                if k < 0 or obj in have:
+                    continue
+                path = paths[k]
+                if path not in names:
+                    names[path] = "/".join(index.step_name(step) for step in path)
+                detail = {"path": names[path]}
+                if found and found[0].detail.get("borrowed"):
+                    detail["borrowed"] = True
+                extra.append(Negative(Fact(source.s, context.predicate, obj), self.name, source, detail))
+            out.append(found + sorted(extra, key=lambda negative: negative.fact.o))  # by name: ids differ by backend
+        return out
 
     def _walk_round(self, context: NegativeContext, typed: list[list[Negative]], n: int, rng,
                     balance: ObjectBalance) -> list[Negative]:
@@ -498,19 +540,36 @@ class RandomWalk(NegativeSampler):
                 for source, line, wanted in zip(sources, lines, need)]
 
     def _reach_of(self, context: NegativeContext, source: Fact, objects: np.ndarray) -> np.ndarray:
-        """How often walks from the source's subject end at each of ``objects`` (index ids;
-        ``predicate_reach``, not through the source's own object): where the walks stand before
-        their last link is worked out once per source and call of ``sample``, the last link only
-        to ``objects``."""
+        """How plausible each of ``objects`` (index ids) is for the source's subject: the share of the
+        source's own paths (those it walked) that reach it from the subject (``path_hits``), plus how
+        often walks from the subject through the predicate end at it (``predicate_reach``, not
+        through the source's own object). A walk end is reached by the one path it was walked
+        along; a true object by most of its fact's paths, and path checkers tell the two apart
+        (CoDEx P19: the true birthplace lies in the subject's country, a walk end most often not).
+
+        For the reach, where the walks stand before their last link is worked out once per source
+        and call of ``sample``, the last link only to ``objects``."""
         index = context.kb.adjacency
         p = index.pindex.get(context.predicate)
         reached = self.__dict__.setdefault("_reach", {})
+        s, o = context.kb.node(source.s), context.kb.node(source.o)
         if source.pair not in reached:
             if self.__dict__.get("_out_degrees") is None and p is not None:
                 self._out_degrees = predicate_out_degrees(index, p)
-            reached[source.pair] = predicate_middles(index, context.kb.node(source.s), p, context.kb.node(source.o),
-                                                     self._out_degrees)
-        return reach_at(index, reached[source.pair], p, objects)
+            reached[source.pair] = predicate_middles(index, s, p, o, self._out_degrees)
+        paths = self.__dict__.get("_paths", {}).get(source.pair, ())
+        if self.__dict__.get("_objects") is None:
+            self._objects = unique(index.dst[index.pred == p]) if p is not None else np.zeros(0, dtype=np.int64)
+        return reach_at(index, reached[source.pair], p, objects) + path_hits(self._ends_of(context, source), len(paths),
+                                                                           objects, self._objects)
+
+    def _ends_of(self, context: NegativeContext, source: Fact) -> tuple[np.ndarray, np.ndarray]:
+        """``path_end_rows`` of the paths the source walked, from its subject: once per source and call of ``sample``."""
+        kept = self.__dict__.setdefault("_ends", {})
+        if source.pair not in kept:
+            kept[source.pair] = path_end_rows(context.kb.adjacency, context.kb.node(source.s),
+                                          self.__dict__.get("_paths", {}).get(source.pair, ()), context.kb.node(source.o))
+        return kept[source.pair]
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source,
