@@ -185,7 +185,9 @@ def _candidates(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: in
     gives away (matched, the most popular birthPlace facts no longer showed their degree shortcut)."""
     if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0 \
             and spec.popularity == "random":
-        paired = bool(SAMPLERS[spec.ambiguous].pairing_sides)
+        # LCWA's pairs, and its room of one false object per subject, matter only where LCWA makes
+        # false facts: at transparency 1 re-pairing makes them all (that room cost minutes at 2,000 facts)
+        paired = bool(SAMPLERS[spec.ambiguous].pairing_sides) and n_false > int(round(spec.transparency * n_false))
         if paired:  # LCWA's pairs stay first, matched as far as they go
             ranked = _paired(context, spec, ranked, n_true, n_false, n_true * (1 + object_room.SCAN_FACTOR))
         matching[split] = object_room.matchable(context, ranked, n_true, n_false, one_each=paired)

@@ -4,13 +4,13 @@ Path enumeration, random walks, embeddings and the "is this pair linked?" checks
 query per entity, or a slow SPARQL path query per pair (docs/architecture.md says why). Instead
 the links of all non-schema predicates to non-literals are read once into compressed sparse rows
 (out-links and in-links), from the KB's quad table (``scan``) when it has one, else by SPARQL, and
-saved as ``adjacency-2.npz`` in the KB's cache folder with both views, so that reading it back sorts
+saved as ``adjacency-3.npz`` in the KB's cache folder with both views, so that reading it back sorts
 nothing and builds no dict.
 
-Built from the quad table, the index also holds each entity's asserted classes (``classes_of``):
-the type checks of a scenario ask for thousands of entities' types, which as VALUES queries were a
-large share of a scenario's time on big KBs. Built by SPARQL it holds none, and types are
-queried as before.
+The index also holds each entity's asserted classes (``classes_of``), from the quad table or from
+one query over every rdf:type link: the type checks of a scenario ask for thousands of entities'
+types, which as VALUES queries were a large share of a scenario's time on big KBs. Only a partial
+index (``sparql.neighbourhood``) asks them of the store as it needs them.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from .scan import QuadTable, kb_table, unique
 from .store import Store
 from .terms import RDF_TYPE, iri
 
-FILE = "adjacency-2.npz"  # -2: with entity types; an older file is left behind, never misread
+FILE = "adjacency-3.npz"  # -3: types also when built by queries; older files are left behind, never misread
 _LOADED: dict[str, "Adjacency"] = {}  # the index last used in this process, by cache path
 
 
@@ -330,7 +330,21 @@ def build(store: Store, *, progress: bool = False, use_table: bool = True) -> Ad
     pred = np.fromiter((t[1] for t in triples), dtype=np.int32, count=len(triples))
     dst = np.fromiter((index[t[2]] for t in triples), dtype=np.int32, count=len(triples))
     order = np.lexsort((dst, pred, src))
-    return Adjacency(entities, predicates, src[order], pred[order], dst[order])
+    classes, type_ptr, type_cls = _types_by_query(store, index)
+    return Adjacency(entities, predicates, src[order], pred[order], dst[order],
+                     classes=classes, type_ptr=type_ptr, type_cls=type_cls)
+
+
+def _types_by_query(store: Store, index: dict[str, int]):
+    """The indexed entities' classes from one query over every rdf:type link: without them each
+    scenario would ask its candidates' types entity by entity, every time it runs."""
+    rows = [(row["e"].value, row["type"].value) for row in store.select("typed_entities")]
+    names = sorted({name for _, name in rows})  # every class, as the quad table's index lists them
+    pairs = {(index[entity], name) for entity, name in rows if entity in index}
+    class_id = {name: i for i, name in enumerate(names)}
+    width = max(len(names), 1)
+    key = np.array(sorted(entity * width + class_id[name] for entity, name in pairs), dtype=np.int64)
+    return names, _pointers(key // width, len(index)), (key % width).astype(np.int32)
 
 
 def _from_table(table: QuadTable, predicates: list[str]) -> Adjacency:

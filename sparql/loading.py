@@ -254,7 +254,8 @@ def _load_one(store: EmbeddedStore, path: Path, fmt: ox.RdfFormat, graph, progre
     kwargs = dict(format=fmt, base_iri=path.resolve().as_uri(), lenient=lenient)
     if graph is not None and fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
         kwargs["to_graph"] = graph
-    entry = {"file": str(path), "graph": graph.value if graph else None, "format": fmt.file_extension}
+    # absolute: the quad table is scanned later from this file, by processes started elsewhere
+    entry = {"file": os.path.abspath(path), "graph": graph.value if graph else None, "format": fmt.file_extension}
     if lenient:
         entry["lenient"] = True
     try:

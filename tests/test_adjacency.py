@@ -76,8 +76,9 @@ def test_index_from_the_table_equals_the_index_from_sparql(dbpedia_store):
     fast = adjacency.build(dbpedia_store)
     slow = adjacency.build(dbpedia_store, use_table=False)
     assert fast.entities == slow.entities and fast.predicates == slow.predicates
-    for name in ARRAYS:
+    for name in ARRAYS + ("type_ptr", "type_cls"):
         assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    assert slow.has_types and slow.classes == fast.classes
 
 
 def test_the_cache_file_keeps_every_array(dbpedia_store, tmp_path):
@@ -96,7 +97,7 @@ def test_types_in_the_index_are_what_the_entity_types_query_gives(dbpedia_store)
     from factforge.sparql import profiles
 
     index = adjacency.build(dbpedia_store)
-    assert index.has_types and not adjacency.build(dbpedia_store, use_table=False).has_types
+    assert index.has_types
     by_query = profiles.entity_types(dbpedia_store, index.entities)
     from_index = {e: list(index.classes_of(i)) for i, e in enumerate(index.entities) if index.classes_of(i)}
     assert from_index == by_query
@@ -160,3 +161,32 @@ def test_follow_many_agrees_with_follow(dbpedia_store):
         assert [a.tolist() for a in index.follow_many(nodes, steps)] == [lo.tolist(), hi.tolist()]
     finally:
         del index.__dict__["in_codes"]
+
+
+def test_a_file_loaded_by_a_relative_path_is_found_from_another_folder(tmp_path, monkeypatch):
+    """The quad table of a small file is scanned from it when first needed, maybe by a process
+    started elsewhere: a path kept as typed would be looked up there, and the index built by queries."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "kb.nt").write_text("<http://a/s> <http://a/p> <http://a/o> .\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "data")
+    store = open_store(tmp_path / "kb")
+    load_files(store, ["kb.nt"], progress=False)
+    monkeypatch.chdir(tmp_path)
+    scan._MEMO.clear()
+    assert scan.kb_table(store) is not None
+
+
+def test_a_scenario_over_an_index_built_by_queries_asks_no_types(dbpedia_store, monkeypatch):
+    """A store whose load left no quad table (its file moved, a store loaded by other tools)."""
+    from factforge.generators.scenario import generate
+    from factforge.generators.spec import ScenarioSpec
+    from factforge.generators.writers import render
+
+    spec = ScenarioSpec("http://dbpedia.org/ontology/birthPlace", size=100, transparency=0.0, ambiguous="lcwa", seed=4)
+    expected = render(generate(dbpedia_store, spec), "jsonl", "all")
+    index = adjacency.build(dbpedia_store, use_table=False)
+    asked = []
+    real = dbpedia_store.select
+    monkeypatch.setattr(dbpedia_store, "select", lambda template, **kw: asked.append(template) or real(template, **kw))
+    assert render(generate(dbpedia_store, spec, index=index), "jsonl", "all") == expected
+    assert "entity_types" not in asked

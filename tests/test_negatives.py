@@ -1007,3 +1007,13 @@ def test_the_id_screen_of_in_kb_agrees_with_in_kb_by_name(dbpedia_store):
     expected = [kb.in_kb(Fact(index.entities[a], predicate, index.entities[b])) for a, b in zip(s.tolist(), o.tolist())]
     assert sum(expected) >= 300  # the predicate's own pairs are in the KB
     assert kb.in_kb_nodes(s, o).tolist() == expected
+
+
+@pytest.mark.parametrize("relation", ["P1412", "P140"])
+def test_at_transparency_one_the_ambiguous_kind_does_not_choose_the_set(codex_store, relation):
+    """At c = 1 re-pairing makes every false fact: LCWA's room (one false object per subject of the
+    set), which on these relations swapped true facts, must not shape a set LCWA makes nothing of."""
+    sets = [generate(codex_store, ScenarioSpec(WD + relation, size=300, transparency=1.0, ambiguous=kind, seed=0))
+            for kind in ("lcwa", "random_walk")]
+    lcwa, walk = ([(f.fact.triple, f.label) for f in scenario.test] for scenario in sets)
+    assert lcwa == walk
