@@ -222,25 +222,40 @@ def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarr
     as (place in ``paths``, node) rows sorted by place then node. A walk does not pass through
     ``subject`` or ``avoid`` (the true object: the reference KB holds no link between it and the
     subject), nor along a hub's run of more than ``HUB_LINKS`` links; a path whose walks spread
-    past ``PATH_FRONTIER`` links at a step has no rows.
+    past ``PATH_FRONTIER`` links at a step has no rows (``path_end_rows_many`` for one subject)."""
+    return path_end_rows_many(index, [subject], [paths], [avoid])[0]
 
-    All paths a step at a time (each distinct prefix once): a path at a time, the calls per path
-    cost more than the rest of the random walk on a large KB."""
-    nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    paths = [tuple(path) for path in paths]
-    if subject < 0 or not paths:
-        return nothing
+
+def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``path_end_rows`` of each subject (``subjects[k]`` along ``path_lists[k]``, not through
+    ``avoids[k]``), all subjects and all their paths a step at a time (each distinct prefix of a
+    subject once): per subject, or a path at a time, the calls cost more than the rest of the
+    random walk on a large KB."""
+    empty = np.zeros(0, dtype=np.int64)
+    out = [(empty, empty) for _ in subjects]
+    path_lists = [[tuple(path) for path in paths] for paths in path_lists]
+    active = [k for k, (subject, paths) in enumerate(zip(subjects, path_lists)) if subject >= 0 and paths]
+    if not active:
+        return out
     n = np.int64(max(len(index.entities), 1))
-    # prefix -> id, level by level; a prefix's frontier rows: (prefix id, node)
-    ids: dict[tuple[int, ...], int] = {(): 0}
-    owner, nodes = np.zeros(1, dtype=np.int64), np.array([subject], dtype=np.int64)
-    width = max(len(path) for path in paths)
+    subject_of = np.array([subjects[k] for k in active], dtype=np.int64)  # by place in active
+    avoid_of = np.array([avoids[k] for k in active], dtype=np.int64)
+    # (place in active, prefix) -> id, level by level; a prefix's frontier rows: (prefix id, node)
+    ids: dict[tuple[int, tuple[int, ...]], int] = {(a, ()): a for a in range(len(active))}
+    owner_source = np.arange(len(active), dtype=np.int64)  # by prefix id: its place in active
+    owner, nodes = np.arange(len(active), dtype=np.int64), subject_of.copy()
+    width = max(len(path) for k in active for path in path_lists[k])
+    found_source, found_place, found_node = [], [], []
     for level in range(1, width + 1):
-        prefixes = sorted({path[:level] for path in paths if len(path) >= level})
-        parent = np.array([ids.get(prefix[:-1], -1) for prefix in prefixes], dtype=np.int64)
-        step = np.array([prefix[-1] for prefix in prefixes], dtype=np.int64)
+        prefixes = sorted({(a, path[:level]) for a, k in enumerate(active) for path in path_lists[k] if len(path) >= level})
+        if not prefixes:
+            break
+        parent = np.array([ids.get((a, prefix[:-1]), -1) for a, prefix in prefixes], dtype=np.int64)
+        step = np.array([prefix[-1] for _, prefix in prefixes], dtype=np.int64)
+        source = np.array([a for a, _ in prefixes], dtype=np.int64)
         if level > 1:  # an inner node is neither the subject nor the true object
-            inner = (nodes != subject) & (nodes != avoid)
+            whose = owner_source[owner]
+            inner = (nodes != subject_of[whose]) & (nodes != avoid_of[whose])
             owner, nodes = owner[inner], nodes[inner]
         # rows: every node of each prefix's parent frontier, with the prefix's last step
         order = np.argsort(owner, kind="stable")
@@ -249,7 +264,7 @@ def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarr
         at, row = runs(lo_p, hi_p)
         if not at.size:
             break
-        lo, hi = index.follow_many(nodes[at], step[row])
+        lo, hi = _follow_sorted(index, nodes[at], step[row])
         keep = (hi - lo) <= HUB_LINKS
         spread = np.bincount(row[keep], weights=(hi - lo)[keep], minlength=len(prefixes))
         keep &= spread[row] <= PATH_FRONTIER
@@ -259,21 +274,36 @@ def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarr
         reached = index.at_runs(at_links, forward).astype(np.int64)
         codes = np.unique(prefix_of * n + reached)
         ids = {prefix: k for k, prefix in enumerate(prefixes)}
+        owner_source = source
         owner, nodes = codes // n, codes % n
-        ends_at_level = [k for k, path in enumerate(paths) if len(path) == level]
-        if ends_at_level:
-            place = np.array([ids[paths[k]] for k in ends_at_level], dtype=np.int64)
-            yield_rows = _rows_of(owner, nodes, place, np.array(ends_at_level, dtype=np.int64))
-            nothing = (np.concatenate([nothing[0], yield_rows[0]]), np.concatenate([nothing[1], yield_rows[1]]))
-    order = np.lexsort((nothing[1], nothing[0]))
-    return nothing[0][order], nothing[1][order]
+        ending = [(ids[(a, path)], a, place) for a, k in enumerate(active)
+                  for place, path in enumerate(path_lists[k]) if len(path) == level]
+        if ending:
+            gid, whose, place = (np.array(column, dtype=np.int64) for column in zip(*ending))
+            lo, hi = np.searchsorted(owner, gid, "left"), np.searchsorted(owner, gid, "right")
+            at, row = runs(lo, hi)
+            found_source.append(whose[row])
+            found_place.append(place[row])
+            found_node.append(nodes[at])
+    if not found_source:
+        return out
+    whose, place, node = np.concatenate(found_source), np.concatenate(found_place), np.concatenate(found_node)
+    order = np.lexsort((node, place, whose))
+    whose, place, node = whose[order], place[order], node[order]
+    bounds = np.searchsorted(whose, np.arange(len(active) + 1))
+    for a, k in enumerate(active):
+        out[k] = place[bounds[a]:bounds[a + 1]], node[bounds[a]:bounds[a + 1]]
+    return out
 
 
-def _rows_of(owner: np.ndarray, nodes: np.ndarray, prefix_ids: np.ndarray, path_places: np.ndarray):
-    """The (path place, node) rows of the frontiers of ``prefix_ids`` (``owner`` sorted)."""
-    lo, hi = np.searchsorted(owner, prefix_ids, "left"), np.searchsorted(owner, prefix_ids, "right")
-    at, row = runs(lo, hi)
-    return path_places[row], nodes[at]
+def _follow_sorted(index, nodes: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Adjacency.follow_many`` of each distinct (node, step) row once, in sorted order (a binary
+    search of sorted keys starts where the last one ended): subjects of one predicate share many
+    frontier nodes."""
+    span = np.int64(2 * max(len(index.predicates), 1) + 1)
+    rows, where = np.unique(nodes.astype(np.int64) * span + (steps + (span // 2)), return_inverse=True)
+    lo, hi = index.follow_many(rows // span, rows % span - span // 2)
+    return lo[where], hi[where]
 
 
 def path_hits(ends: tuple[np.ndarray, np.ndarray], count: int, objects: np.ndarray, among: np.ndarray) -> np.ndarray:

@@ -31,7 +31,7 @@ from factforge.sparql.terms import is_blank_name
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
-from .plausibility import path_end_rows, path_hits, path_reached, predicate_middles, predicate_out_degrees, reach_at
+from .plausibility import path_end_rows, path_end_rows_many, path_hits, path_reached, predicate_middles, predicate_out_degrees, reach_at
 from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
@@ -328,6 +328,12 @@ class RandomWalk(NegativeSampler):
         by_id = np.argsort(ids, kind="stable")
         named, ids = [named[i] for i in by_id.tolist()], ids[by_id]  # path_reached asks them sorted by id
         names = self.__dict__.setdefault("_names", {})
+        kept = self.__dict__.setdefault("_ends", {})
+        wanted = list({source.pair: source for source in sources if source.pair not in kept}.values())
+        for source, ends in zip(wanted, path_end_rows_many(
+                index, [context.kb.node(source.s) for source in wanted],
+                [self._paths.get(source.pair, ()) for source in wanted], [context.kb.node(source.o) for source in wanted])):
+            kept.setdefault(source.pair, ends)
         out = []
         for source, found in zip(sources, per_source):
             paths = self._paths.get(source.pair, [])
