@@ -233,53 +233,64 @@ def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.nda
     random walk on a large KB."""
     empty = np.zeros(0, dtype=np.int64)
     out = [(empty, empty) for _ in subjects]
-    path_lists = [[tuple(path) for path in paths] for paths in path_lists]
-    active = [k for k, (subject, paths) in enumerate(zip(subjects, path_lists)) if subject >= 0 and paths]
+    active = [k for k, (subject, paths) in enumerate(zip(subjects, path_lists)) if subject >= 0 and len(paths)]
     if not active:
         return out
     n = np.int64(max(len(index.entities), 1))
     subject_of = np.array([subjects[k] for k in active], dtype=np.int64)  # by place in active
     avoid_of = np.array([avoids[k] for k in active], dtype=np.int64)
-    # (place in active, prefix) -> id, level by level; a prefix's frontier rows: (prefix id, node)
-    ids: dict[tuple[int, tuple[int, ...]], int] = {(a, ()): a for a in range(len(active))}
+    # The prefix tree of every subject's paths, one pass: at each level, (parent prefix id, step)
+    # -> prefix id, with each prefix's parent, last step and subject (its place in active); level
+    # 0's prefixes are the subjects themselves. A path ends at its last prefix.
+    trie: list[dict[tuple[int, int], int]] = []
+    parents: list[list[int]] = []
+    steps: list[list[int]] = []
+    whose_prefix: list[list[int]] = []
+    ending: list[list[tuple[int, int, int]]] = []  # by level: (prefix id, place in active, place in paths)
+    for a, k in enumerate(active):
+        for place, path in enumerate(path_lists[k]):
+            prefix = a
+            for level, step in enumerate(path):
+                if level == len(trie):
+                    trie.append({}), parents.append([]), steps.append([]), whose_prefix.append([]), ending.append([])
+                known = trie[level]
+                key = (prefix, step)
+                got = known.get(key)
+                if got is None:
+                    got = known[key] = len(known)
+                    parents[level].append(prefix), steps[level].append(step), whose_prefix[level].append(a)
+                prefix = got
+            if path:
+                ending[len(path) - 1].append((prefix, a, place))
+    # a prefix's frontier rows: (prefix id, node)
     owner_source = np.arange(len(active), dtype=np.int64)  # by prefix id: its place in active
     owner, nodes = np.arange(len(active), dtype=np.int64), subject_of.copy()
-    width = max(len(path) for k in active for path in path_lists[k])
     found_source, found_place, found_node = [], [], []
-    for level in range(1, width + 1):
-        prefixes = sorted({(a, path[:level]) for a, k in enumerate(active) for path in path_lists[k] if len(path) >= level})
-        if not prefixes:
-            break
-        parent = np.array([ids.get((a, prefix[:-1]), -1) for a, prefix in prefixes], dtype=np.int64)
-        step = np.array([prefix[-1] for _, prefix in prefixes], dtype=np.int64)
-        source = np.array([a for a, _ in prefixes], dtype=np.int64)
-        if level > 1:  # an inner node is neither the subject nor the true object
+    for level in range(len(trie)):
+        parent = np.array(parents[level], dtype=np.int64)
+        step = np.array(steps[level], dtype=np.int64)
+        if level > 0:  # an inner node is neither the subject nor the true object
             whose = owner_source[owner]
             inner = (nodes != subject_of[whose]) & (nodes != avoid_of[whose])
             owner, nodes = owner[inner], nodes[inner]
-        # rows: every node of each prefix's parent frontier, with the prefix's last step
-        order = np.argsort(owner, kind="stable")
-        owner, nodes = owner[order], nodes[order]
+        # rows: every node of each prefix's parent frontier, with the prefix's last step (owner sorted)
         lo_p, hi_p = np.searchsorted(owner, parent, "left"), np.searchsorted(owner, parent, "right")
         at, row = runs(lo_p, hi_p)
         if not at.size:
             break
         lo, hi = _follow_sorted(index, nodes[at], step[row])
         keep = (hi - lo) <= HUB_LINKS
-        spread = np.bincount(row[keep], weights=(hi - lo)[keep], minlength=len(prefixes))
+        spread = np.bincount(row[keep], weights=(hi - lo)[keep], minlength=parent.size)
         keep &= spread[row] <= PATH_FRONTIER
         at_links, which = runs(lo[keep], hi[keep])
         prefix_of = row[keep][which]
         forward = step[prefix_of] > 0
         reached = index.at_runs(at_links, forward).astype(np.int64)
         codes = np.unique(prefix_of * n + reached)
-        ids = {prefix: k for k, prefix in enumerate(prefixes)}
-        owner_source = source
+        owner_source = np.array(whose_prefix[level], dtype=np.int64)
         owner, nodes = codes // n, codes % n
-        ending = [(ids[(a, path)], a, place) for a, k in enumerate(active)
-                  for place, path in enumerate(path_lists[k]) if len(path) == level]
-        if ending:
-            gid, whose, place = (np.array(column, dtype=np.int64) for column in zip(*ending))
+        if ending[level]:
+            gid, whose, place = (np.array(column, dtype=np.int64) for column in zip(*ending[level]))
             lo, hi = np.searchsorted(owner, gid, "left"), np.searchsorted(owner, gid, "right")
             at, row = runs(lo, hi)
             found_source.append(whose[row])

@@ -35,6 +35,8 @@ from .plausibility import path_end_rows, path_end_rows_many, path_hits, path_rea
 from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
+SCARCE = 2  # an owed object held by at most this many times its debt of the walk round's lines
+SCARCE_FIRST = 4.0  # times a scarce object's debt over its takers, added to its reach (path hits and predicate reach are at most 1 each)
 WALK_TRIES = 5
 HUB_DEGREE = 5000
 MEMO_DEGREE = 256
@@ -173,7 +175,7 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
     return ends
 
 
-def path_ends(index, start: int, path: tuple[int, ...]) -> set[int]:
+def path_ends(index, start: int, path: tuple[int, ...]) -> dict[int, float]:
     """Every node a walk from ``start`` along ``path`` can end at (``walk_ends`` draws one)."""
     nodes = {start}
     for step in path:
@@ -297,7 +299,8 @@ class RandomWalk(NegativeSampler):
         # object named once and left unpaid occurs once, as a new end does, so there a walk end
         # serves as well, and walks keep their share of the false facts.
         named = Counter(f.o for f in sources)
-        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, balance)
+        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, balance,
+                                  sources=sources)
         served = {neg.source for neg in chosen}
         if len(chosen) < n:
             rest = [k for k, source in enumerate(sources) if source not in served]
@@ -356,14 +359,20 @@ class RandomWalk(NegativeSampler):
         return out
 
     def _walk_round(self, context: NegativeContext, typed: list[list[Negative]], n: int, rng,
-                    balance: ObjectBalance) -> list[Negative]:
+                    balance: ObjectBalance, sources: list[Fact] | None = None) -> list[Negative]:
         """Up to ``n`` walk ends, at most one per source, each while its object is owed (an end new
         to the split is owed one, ``ObjectBalance.paid``): as many sources served as the debts
         allow, and among those ways, the ends the sources' neighbourhoods lead to most
         (``plausible_matching``). A round, a source at a time, left a source whose only ends (CoDEx
         P20: Los Angeles) were paid by sources with ends to spare with none, and a second round
         gave those a second false fact; it also took a source's ends in a seeded order, whatever
-        the subject."""
+        the subject.
+
+        ``sources`` (``typed``'s, in its order): the objects of the set's true facts that fewer
+        sources' walks reach than they are owed join every type-consistent source's line as a
+        fallback object, so that the one matching keeps the few sources that can take them for
+        them (CoDEx P140: Catholicism and Christianity went to no subject, the other sources'
+        walk ends having taken the sources that could, and the object column told the labels)."""
         objects = sorted({neg.fact.o for c in typed for neg in c})
         at = {o: i for i, o in enumerate(objects)}
         ids = self._ids(context, objects)
@@ -375,14 +384,55 @@ class RandomWalk(NegativeSampler):
                 i = at[neg.fact.o]
                 if i not in ends[k] and not balance.paid(neg.fact.o):
                     ends[k][i] = neg
-        lines = [self._screened(context, typed[k][0].fact.s, ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
+        subject = [sources[k].s if sources is not None else c[0].fact.s if c else None for k, c in enumerate(typed)]
+        lines = [self._screened(context, subject[k], ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
+        scarce: dict[int, float] = {}
+        if sources is not None:  # objects, ids, ends and lines grow by the scarce objects
+            scarce, ids = self._add_scarce(context, sources, balance, objects, ids, ends, lines)
         spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
         spare = {i: left for i, left in spare.items() if left > 0}
-        reach = self._reaches(context, [c[0].source if c else None for c in typed], lines, ids, spare)
-        held = plausible_matching(lines, reach, spare, rng,
-                                  [c[0].fact.s if c else None for c in typed],
+        reach = self._reaches(context, [sources[k] if sources is not None else c[0].source if c else None
+                                        for k, c in enumerate(typed)], lines, ids, spare)
+        if scarce:  # a scarce object first: its few takers are kept for it
+            reach = [[r + SCARCE_FIRST * scarce.get(i, 0.0) for i, r in zip(line, values)]
+                     for line, values in zip(lines, reach)]
+        held = plausible_matching(lines, reach, spare, rng, subject,
                                   fits=lambda k, i: context.acceptable(ends[k][i].fact))
         return self._take([ends[k][i] for k, i in sorted(held.items())], n, context, balance)
+
+    def _add_scarce(self, context: NegativeContext, sources: list[Fact], balance: ObjectBalance, objects: list[str],
+                    ids: np.ndarray, ends: list[dict[int, Negative]], lines: list[list[int]]) -> tuple[dict[int, float], np.ndarray]:
+        """Into ``ends`` and ``lines`` (screened), for every type-consistent source, the set's
+        objects owed two or more that at most ``SCARCE`` times as many sources' lines hold as they
+        are owed, as fallback objects (``_fallback_negative``); those no line held join ``objects``
+        (at its end). The scarce objects' places, each with its debt over the lines that now hold
+        it, and the ids of ``objects``. An object owed once and left unpaid occurs once, as a walk
+        end new to the split does."""
+        held = Counter(i for line in lines for i in line)
+        at = {o: i for i, o in enumerate(objects)}
+        named = sorted({f.o for f in sources})
+        new = [o for o in named if o not in at and balance.owed[o] >= 2]
+        if new:
+            objects += new
+            ids = np.concatenate([ids, self._ids(context, new)])
+            at.update((o, len(objects) - len(new) + j) for j, o in enumerate(new))
+        scarce = [at[o] for o in named if balance.owed[o] >= 2 and held[at[o]] <= SCARCE * balance.owed[o]]
+        if not scarce:
+            return {}, ids
+        context.types.load_types(named)
+        donors: dict[str, Fact] = {}
+        for fact in sources:
+            donors.setdefault(fact.o, fact)
+        for k, source in enumerate(sources):
+            added = [i for i in scarce if i not in ends[k] and objects[i] != source.o
+                     and context.types.type_consistent(source.o, objects[i])]
+            added = self._screened(context, source.s, ids, added) if added else []
+            for i in added:
+                ends[k][i] = self._fallback_negative(context, source, donors[objects[i]].s, objects[i], True)
+            if added:
+                lines[k] = sorted(lines[k] + added)
+        holders = Counter(i for line in lines for i in line)
+        return {i: balance.owed[objects[i]] / max(holders[i], 1) for i in scarce}, ids
 
     @staticmethod
     def _ids(context: NegativeContext, objects: list[str]) -> np.ndarray:
