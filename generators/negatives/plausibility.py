@@ -222,7 +222,9 @@ def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarr
     as (place in ``paths``, node) rows sorted by place then node. A walk does not pass through
     ``subject`` or ``avoid`` (the true object: the reference KB holds no link between it and the
     subject), nor along a hub's run of more than ``HUB_LINKS`` links; a path whose walks spread
-    past ``PATH_FRONTIER`` links at a step has no rows (``path_end_rows_many`` for one subject)."""
+    past ``PATH_FRONTIER`` links at a step has no rows (``path_end_rows_many`` for one subject).
+    Where the index counts runs without reading them (``Adjacency.run_lengths``), such runs are
+    counted, not read."""
     return path_end_rows_many(index, [subject], [paths], [avoid])[0]
 
 
@@ -278,10 +280,18 @@ def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.nda
         at, row = runs(lo_p, hi_p)
         if not at.size:
             break
-        lo, hi = _follow_sorted(index, nodes[at], step[row])
-        keep = (hi - lo) <= HUB_LINKS
-        spread = np.bincount(row[keep], weights=(hi - lo)[keep], minlength=parent.size)
+        lengths = index.run_lengths(nodes[at], step[row])
+        counted = lengths is not None  # runs not read yet: only those kept are followed (read)
+        if not counted:
+            lo, hi = _follow_sorted(index, nodes[at], step[row])
+            lengths = hi - lo
+        keep = lengths <= HUB_LINKS
+        spread = np.bincount(row[keep], weights=lengths[keep], minlength=parent.size)
         keep &= spread[row] <= PATH_FRONTIER
+        if counted:
+            lo, hi = np.zeros(at.size, dtype=np.int64), np.zeros(at.size, dtype=np.int64)
+            if keep.any():
+                lo[keep], hi[keep] = _follow_sorted(index, nodes[at][keep], step[row][keep])
         at_links, which = runs(lo[keep], hi[keep])
         prefix_of = row[keep][which]
         forward = step[prefix_of] > 0
