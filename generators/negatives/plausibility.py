@@ -241,36 +241,35 @@ def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.nda
     n = np.int64(max(len(index.entities), 1))
     subject_of = np.array([subjects[k] for k in active], dtype=np.int64)  # by place in active
     avoid_of = np.array([avoids[k] for k in active], dtype=np.int64)
-    # The prefix tree of every subject's paths, one pass: at each level, (parent prefix id, step)
-    # -> prefix id, with each prefix's parent, last step and subject (its place in active); level
-    # 0's prefixes are the subjects themselves. A path ends at its last prefix.
-    trie: list[dict[tuple[int, int], int]] = []
-    parents: list[list[int]] = []
-    steps: list[list[int]] = []
-    whose_prefix: list[list[int]] = []
-    ending: list[list[tuple[int, int, int]]] = []  # by level: (prefix id, place in active, place in paths)
-    for a, k in enumerate(active):
-        for place, path in enumerate(path_lists[k]):
-            prefix = a
-            for level, step in enumerate(path):
-                if level == len(trie):
-                    trie.append({}), parents.append([]), steps.append([]), whose_prefix.append([]), ending.append([])
-                known = trie[level]
-                key = (prefix, step)
-                got = known.get(key)
-                if got is None:
-                    got = known[key] = len(known)
-                    parents[level].append(prefix), steps[level].append(step), whose_prefix[level].append(a)
-                prefix = got
-            if path:
-                ending[len(path) - 1].append((prefix, a, place))
+    # The prefix tree of every subject's paths, level by level in arrays: a prefix's id at a level
+    # is its place among the distinct (parent prefix id, step) codes; level 0's prefixes are the
+    # subjects (their places in active). A path ends at its last prefix.
+    flat = [(a, place, tuple(path)) for a, k in enumerate(active) for place, path in enumerate(path_lists[k])]
+    width = max((len(path) for _, _, path in flat), default=0)
+    whose_path = np.array([a for a, _, _ in flat], dtype=np.int64)
+    place_of = np.array([place for _, place, _ in flat], dtype=np.int64)
+    length = np.array([len(path) for _, _, path in flat], dtype=np.int64)
+    matrix = np.array([path + (0,) * (width - len(path)) for _, _, path in flat], dtype=np.int64).reshape(len(flat), width)
+    span = np.int64(2 * max(len(index.predicates), 1) + 3)
+    parents, steps, whose_prefix, ending = [], [], [], []
+    current, whose_level = whose_path.copy(), np.arange(len(active), dtype=np.int64)
+    for level in range(width):
+        has = length > level
+        codes, inverse = np.unique(current[has] * span + (matrix[has, level] + span // 2), return_inverse=True)
+        parents.append(codes // span)
+        steps.append(codes % span - span // 2)
+        whose_level = whose_level[parents[-1]]
+        whose_prefix.append(whose_level)
+        current = np.full(len(flat), -1, dtype=np.int64)
+        current[has] = inverse.ravel()
+        ends = np.flatnonzero(length == level + 1)
+        ending.append((current[ends], whose_path[ends], place_of[ends]))
     # a prefix's frontier rows: (prefix id, node)
     owner_source = np.arange(len(active), dtype=np.int64)  # by prefix id: its place in active
     owner, nodes = np.arange(len(active), dtype=np.int64), subject_of.copy()
     found_source, found_place, found_node = [], [], []
-    for level in range(len(trie)):
-        parent = np.array(parents[level], dtype=np.int64)
-        step = np.array(steps[level], dtype=np.int64)
+    for level in range(width):
+        parent, step = parents[level], steps[level]
         if level > 0:  # an inner node is neither the subject nor the true object
             whose = owner_source[owner]
             inner = (nodes != subject_of[whose]) & (nodes != avoid_of[whose])
@@ -297,10 +296,10 @@ def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.nda
         forward = step[prefix_of] > 0
         reached = index.at_runs(at_links, forward).astype(np.int64)
         codes = np.unique(prefix_of * n + reached)
-        owner_source = np.array(whose_prefix[level], dtype=np.int64)
+        owner_source = whose_prefix[level]
         owner, nodes = codes // n, codes % n
-        if ending[level]:
-            gid, whose, place = (np.array(column, dtype=np.int64) for column in zip(*ending[level]))
+        gid, whose, place = ending[level]
+        if gid.size:
             lo, hi = np.searchsorted(owner, gid, "left"), np.searchsorted(owner, gid, "right")
             at, row = runs(lo, hi)
             found_source.append(whose[row])
