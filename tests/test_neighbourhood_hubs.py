@@ -238,7 +238,7 @@ def test_length_three_paths_through_ordinary_middles_ask_the_store_for_step_pair
     are never read, and the scenario is the embedded one."""
     here, there, proxy = generated_both_ways(tmp_path, monkeypatch, MIDDLES_KB, MIDDLES)
     assert here == there
-    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # walks went through schools
+    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 4  # walks went through schools
     reads = [query for query, _ in proxy.answers if any(words in query for words in READ_QUERIES)]
     assert reads and not [query for query in reads if f"<{EX}Hobby" in query]
 
@@ -260,7 +260,7 @@ def test_walks_through_ordinary_nodes_read_the_runs_they_step_along_and_types_on
     the same walk end. The scenario is the embedded one."""
     here, there, proxy = generated_both_ways(tmp_path, monkeypatch, TAUGHT_KB, MIDDLES)
     assert here == there
-    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # walks went through schools
+    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 4  # walks went through schools
     whole = [query for query, _ in proxy.answers if ENTITY_LINKS in query]
     runs = [query for query, _ in proxy.answers if any(words in query for words in RUN_QUERIES[len(LINK_QUERIES):])]
     assert [query for query in runs if f"<{EX}School" in query]  # their runs were read ...
@@ -328,7 +328,7 @@ def test_length_three_path_search_passes_over_a_blank_middle_node(tmp_path, fres
     found in an absolute IRI"), on every backend alike: the endpoint's scenario is the embedded one."""
     here, there, _ = generated_both_ways(tmp_path, monkeypatch, BLANK_MIDDLES_KB, MIDDLES)
     assert here == there
-    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 5  # the named middles still serve
+    assert here["answers.json"].count(f"school/{EX}locatedIn/^{EX}region".encode()) >= 4  # the named middles still serve
     # the whole index has the path through the friend; path search does not take it
     index = build(store_from_text(tmp_path, "again.nt", BLANK_MIDDLES_KB), use_table=False)
     knows, lives, region, born = (index.pindex[f"{EX}{p}"] + 1 for p in ("knows", "livesIn", "region", "birthPlace"))
