@@ -361,7 +361,7 @@ def path_hits(ends: tuple[np.ndarray, np.ndarray], count: int, objects: np.ndarr
     return hits / total
 
 
-def path_reached(ends: tuple[np.ndarray, np.ndarray], objects: np.ndarray) -> list[int]:
+def path_reached(ends: tuple[np.ndarray, np.ndarray], objects: np.ndarray) -> np.ndarray:
     """Per object of ``objects`` (sorted distinct ids; -1: none), the place of the first path (in
     ``path_end_rows``'s rows) along which a walk can end at it, -1 where none can."""
     objects = np.asarray(objects, dtype=np.int64)
@@ -371,4 +371,4 @@ def path_reached(ends: tuple[np.ndarray, np.ndarray], objects: np.ndarray) -> li
         hit = sorted_member(node, objects)
         np.minimum.at(first, np.searchsorted(objects, node[hit]), place[hit])
     first[first == np.iinfo(np.int64).max] = -1
-    return first.tolist()
+    return first

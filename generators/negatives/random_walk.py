@@ -345,8 +345,10 @@ class RandomWalk(NegativeSampler):
                 continue
             have = {neg.fact.o for neg in found} | {source.o, source.s}
             extra = []
-            for obj, k in zip(named, path_reached(self._ends_of(context, source), ids)):
-                if k < 0 or obj in have:
+            first = path_reached(self._ends_of(context, source), ids)
+            for j in np.flatnonzero(first >= 0).tolist():
+                obj, k = named[j], int(first[j])
+                if obj in have:
                     continue
                 path = paths[k]
                 if path not in names:
