@@ -56,7 +56,7 @@ from .profiles import BATCH, batched, content_predicates, stable_key
 from .read_costs import ReadCosts
 from .store import Store
 from .terms import SCHEMA_NAMESPACES, iri, is_schema_predicate
-from .walk_ahead import WalkAhead
+from .walk_ahead import WalkAhead, WalksLack
 
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
@@ -326,13 +326,18 @@ class Neighbourhood(Adjacency):
         return alive, reached
 
     def walker(self):
-        """While nothing read so far lacked anything, the walks read what the whole index's walks
-        read: they fetch what they lack on the spot (``WalkAhead``), so that one round makes every
-        walk as the whole index does, instead of a round a step of a few sources' walks. Else this
-        index, whose walks note what they lack and go on from what is here (their draws, though
-        off the whole index's, fetch much of what later rounds read)."""
-        if self.walk_reader is None or self.lacks_links or self.missing_degrees:
+        """In a round (``walk_reader`` set) where nothing read so far lacked anything, the walks
+        read what the whole index's walks read: they fetch what they lack on the spot
+        (``WalkAhead``), so that one round makes every walk as the whole index does, instead of a
+        round a step of a few sources' walks. Where a lookup before them lacked links, the round
+        ends there (``WalksLack``): its walks would draw off the whole index's, and what they and
+        the lookups after them noted was mostly never read again (at 10M triples, the hub runs
+        their draws read cost rounds 4 and 5 most of their time; docs/performance.md). Outside a
+        round, this index: its walks note what they lack and go on from what is here."""
+        if self.walk_reader is None:
             return self
+        if self.lacks_links or self.missing_degrees:
+            raise WalksLack("a lookup before the walks lacked links: the round ends before them")
         if self._walk_ahead is None:
             self._walk_ahead = WalkAhead(self, self.walk_reader)
         return self._walk_ahead

@@ -28,6 +28,11 @@ import numpy as np
 from .adjacency import Adjacency
 
 
+class WalksLack(Exception):
+    """A round whose walks would draw from what it lacks (a lookup before them lacked links): it
+    ends there."""
+
+
 class _Names:
     """The round index's entities, then the nodes walks reached beyond them."""
 

@@ -4,6 +4,7 @@ takes no longer grow with its sources (one seeded generator walks them one after
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
 
@@ -13,7 +14,7 @@ from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql.adjacency import Adjacency, build
 from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
-from factforge.sparql.walk_ahead import WalkAhead
+from factforge.sparql.walk_ahead import WalkAhead, WalksLack
 
 BIRTHPLACE = "http://dbpedia.org/ontology/birthPlace"
 
@@ -48,22 +49,25 @@ def test_walks_that_fetch_what_they_lack_draw_what_the_whole_index_draws(demo_kb
     assert not index.lacks_links and reader.index().complete.sum() + len(reader.runs) > index.complete.sum()
 
 
-def test_an_index_that_lacked_something_walks_over_what_it_has(demo_kb_store):
-    """Once a lookup lacked links, the walks after it are not the whole index's (they drew from what
-    was here): they note what they lack and fetch nothing."""
+def test_a_round_that_lacked_something_ends_before_its_walks(demo_kb_store):
+    """Once a lookup lacked links, walks would not draw what the whole index's draw: the round ends
+    there (``WalksLack``, which ``generate_around`` takes as a round that lacked links), fetching
+    nothing. Outside a round the index walks over what it has, noting what it lacks."""
     reader = NeighbourhoodReader(demo_kb_store, BIRTHPLACE, degrees=False)
     index = reader.index()
-    index.walk_reader = reader
     index.out(index.id("http://dbpedia.org/resource/Albert_Einstein"))
-    assert index.lacks_links and index.walker() is index
-    assert Adjacency.walker(index) is index
+    assert index.lacks_links and index.walker() is index and Adjacency.walker(index) is index
+    index.walk_reader = reader
+    with pytest.raises(WalksLack):
+        index.walker()
+    assert index.walked_ahead == 0
 
 
 def test_a_scenario_takes_fewer_rounds_and_is_the_whole_index_one(demo_kb_store, tmp_path, fresh_cache,  # noqa: F811
                                                                   monkeypatch):
     """Length-3 random walks over the demo KB: the scenario made round by round from neighbourhoods
     is the whole index's, byte for byte, and takes fewer rounds than with walks that only note what
-    they lack (then a round put right the walks of a few more sources)."""
+    they lack and go on (then a round put right the walks of a few more sources)."""
     spec = ScenarioSpec.from_dict(dict(predicate="dbo:birthPlace", size=60, transparency=0.0,
                                        ambiguous="random_walk", max_path_length=3, seed=1))
     expected = written(generate(demo_kb_store, spec), tmp_path / "whole", demo_kb_store)
