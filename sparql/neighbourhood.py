@@ -331,9 +331,9 @@ class Neighbourhood(Adjacency):
         (``WalkAhead``), so that one round makes every walk as the whole index does, instead of a
         round a step of a few sources' walks. Where a lookup before them lacked links, the round
         ends there (``WalksLack``): its walks would draw off the whole index's, and what they and
-        the lookups after them noted was mostly never read again (at 10M triples, the hub runs
-        their draws read cost rounds 4 and 5 most of their time; docs/performance.md). Outside a
-        round, this index: its walks note what they lack and go on from what is here."""
+        the lookups after them noted was mostly never read again (the hub runs such draws read:
+        docs/performance.md, issue 17's session-19 figures). Outside a round, this index: its
+        walks note what they lack and go on from what is here."""
         if self.walk_reader is None:
             return self
         if self.lacks_links or self.missing_degrees:

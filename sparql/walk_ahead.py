@@ -4,8 +4,8 @@ Neighbourhood generation runs in rounds (``generators.neighbourhood``): a lookup
 notes them and answers from what is there, and the round's result is dropped. The walks of a
 scenario share one seeded generator, source after source, so a walk that lacked a run drew from a
 wrong count and every later source's draws came out different: a round put right the walks of a
-few more sources only (at 1M triples, 300 facts: about 4 sources of 150 a round, 34 rounds, each
-generating the whole scenario again; docs/performance.md, issue 17).
+few more sources only, and each round generated the whole scenario again (docs/performance.md,
+issue 17's session-19 figures).
 
 When everything a round read before its walks was whole, the walks read exactly what the whole
 index's walks read, up to their first lack. So there a walk need not guess: ``WalkAhead`` asks the
@@ -14,7 +14,8 @@ once, and takes the step as the whole index does: the run's length counted befor
 seeded draw is the same), the node at the drawn place in IRI order after it. Every source's walks
 then come out as the whole index's in that one round. The rest of the round still reads the
 round's index, which lacks what the walks fetched: the round is dropped as before, and the next
-one reads it all from its index (``Neighbourhood.walked_ahead``).
+one reads it all from its index (``Neighbourhood.walked_ahead``). A round that lacked something
+before its walks ends there instead (``WalksLack``, raised by ``Neighbourhood.walker``).
 
 A node a walk reaches that the round's index does not hold gets a number past its entities for
 the rest of the round's walks (``entities`` here names it); only names leave ``walk_ends``.
