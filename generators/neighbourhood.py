@@ -36,15 +36,17 @@ def generate_around(store, spec: ScenarioSpec, generate):
     while True:
         rounds += 1
         index = reader.index()
+        index.walk_reader = reader
         try:
             scenario = generate(index)
         except Exception:
-            if not (index.lacks_links or index.missing_degrees):
+            if not (index.lacks_links or index.missing_degrees or index.walked_ahead):
                 raise  # it read only what it had: a real error
             scenario = None
-        if scenario is not None and not (index.lacks_links or index.missing_degrees):
+        # walks that fetched during the round read links its index lacks: the next round has them
+        if scenario is not None and not (index.lacks_links or index.missing_degrees or index.walked_ahead):
             break
-        if not reader.fetch(index):
+        if not reader.fetch(index) and not index.walked_ahead:
             raise RuntimeError("neighbourhood generation lacked links it had already fetched")  # a bug
     # The final checks read only the predicate's facts, fetched whole. The shortcut audit reads of R
     # each fact's ends' degrees and their direct links (its type baseline asks the store): those,

@@ -255,6 +255,11 @@ class Adjacency:
         at = lo[alive] + rng.integers(0, (hi - lo)[alive])
         return alive, self.at_runs(at, steps[alive] > 0)
 
+    def walker(self):
+        """What ``random_walk.walk_ends`` steps through: this index (a partial one may answer with
+        a walker that fetches what it lacks, ``sparql.walk_ahead``)."""
+        return self
+
     def at_runs(self, at: np.ndarray, forward: np.ndarray) -> np.ndarray:
         """The nodes at places ``at`` of runs ``follow_many`` found: in ``dst`` for a forward step,
         in ``in_src`` for an inverse one."""

@@ -56,6 +56,7 @@ from .profiles import BATCH, batched, content_predicates, stable_key
 from .read_costs import ReadCosts
 from .store import Store
 from .terms import SCHEMA_NAMESPACES, iri, is_schema_predicate
+from .walk_ahead import WalkAhead, WalksLack
 
 # Rows one link query may answer: a page of an endpoint store (``remote.PAGE_SIZE``), so that an
 # answer is shown whole without a COUNT, and far below the 2^20 rows Virtuoso cuts answers at.
@@ -96,6 +97,10 @@ class Neighbourhood(Adjacency):
     _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
     # entity -> its asserted classes, sorted: the reader's, so that each round asks only new entities
     known_types: dict = field(default_factory=dict)
+    # the reader, while this is the index of a round: walks may fetch what they lack through it
+    walk_reader: object = None
+    walked_ahead: int = 0  # fetches the round's walks made (``walker``): the index lacks those links
+    _walk_ahead: object = None
 
     @property
     def lacks_links(self) -> bool:
@@ -334,6 +339,23 @@ class Neighbourhood(Adjacency):
             else:
                 self.missing_picks.add((self.entities[key[0]], *self.side(key[1]), key[2]))
         return alive, reached
+
+    def walker(self):
+        """In a round (``walk_reader`` set) where nothing read so far lacked anything, the walks
+        read what the whole index's walks read: they fetch what they lack on the spot
+        (``WalkAhead``), so that one round makes every walk as the whole index does, instead of a
+        round a step of a few sources' walks. Where a lookup before them lacked links, the round
+        ends there (``WalksLack``): its walks would draw off the whole index's, and what they and
+        the lookups after them noted was mostly never read again (the hub runs such draws read:
+        docs/performance.md, issue 17's session-19 figures). Outside a round, this index: its
+        walks note what they lack and go on from what is here."""
+        if self.walk_reader is None:
+            return self
+        if self.lacks_links or self.missing_degrees:
+            raise WalksLack("a lookup before the walks lacked links: the round ends before them")
+        if self._walk_ahead is None:
+            self._walk_ahead = WalkAhead(self, self.walk_reader)
+        return self._walk_ahead
 
     def entity_types(self, store: Store, entities) -> dict[str, list[str]]:
         """As over the whole index; asked of the store once per entity over every round: each round

@@ -243,8 +243,9 @@ class RandomWalk(NegativeSampler):
             return []
         found = []
         names = getattr(self, "_names", {})
+        walker = index.walker()
         # A walk may end back at o (the path came from there); a few retries find another end.
-        for path, end in zip(paths, walk_ends(index, s, list(paths), (s, o) if o is not None else (s,), rng)):
+        for path, end in zip(paths, walk_ends(walker, s, list(paths), (s, o) if o is not None else (s,), rng)):
             if end is None:
                 continue
             if path not in names:
@@ -252,7 +253,7 @@ class RandomWalk(NegativeSampler):
             detail = {"path": names[path]}
             if borrowed:
                 detail["borrowed"] = True
-            found.append(Negative(Fact(source.s, context.predicate, index.entities[end]), self.name, source, detail))
+            found.append(Negative(Fact(source.s, context.predicate, walker.entities[end]), self.name, source, detail))
         return found
 
     def sample(self, context: NegativeContext, sources: list[Fact], n: int, rng) -> list[Negative]:
