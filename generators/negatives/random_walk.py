@@ -371,11 +371,11 @@ class RandomWalk(NegativeSampler):
         gave those a second false fact; it also took a source's ends in a seeded order, whatever
         the subject.
 
-        ``sources`` (``typed``'s, in its order): the objects of the set's true facts that fewer
-        sources' walks reach than they are owed join every type-consistent source's line as a
-        fallback object, so that the one matching keeps the few sources that can take them for
-        them (CoDEx P140: Catholicism and Christianity went to no subject, the other sources'
-        walk ends having taken the sources that could, and the object column told the labels)."""
+        ``sources`` (``typed``'s, in its order): the set's objects that few lines hold for their
+        debt (``_add_scarce``) join every type-consistent source's line as a fallback object and
+        weigh by how scarce they are, so that the one matching keeps the few sources that can
+        take them for them (CoDEx P140: Catholicism and Christianity went to almost no subject,
+        other objects having taken the sources that could, and the object column told the labels)."""
         objects = sorted({neg.fact.o for c in typed for neg in c})
         at = {o: i for i, o in enumerate(objects)}
         ids = self._ids(context, objects)
