@@ -627,7 +627,7 @@ class NeighbourhoodReader:
         """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
         of runs a query, their links adding up to at most ``ROW_CAP``, a longer run in slices."""
         todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs)
-        entities = sorted({e for e, _, _ in todo if (e, _, _) not in self.run_lengths} - set(self.sizes))
+        entities = sorted({run[0] for run in todo if run not in self.run_lengths} - set(self.sizes))
         self._count_totals([e for e in entities if e not in self.totals])
         # a run is packed by its length where that was counted, else by its entity's links in all, which
         # bound it: counting every run of a small entity would answer a row per predicate it has
