@@ -527,7 +527,7 @@ class NeighbourhoodReader:
             by_side = {side: [(NamedNode(e), NamedNode(q)) for e, s, q in batch if s == side] for side in ("out", "in")}
             started, read = time.perf_counter(), 0
             for row in self.store.select("entity_walk_runs", out_runs=by_side["out"], in_runs=by_side["in"],
-                                         links=HUB_LINKS):
+                                         most_links=HUB_LINKS):
                 read += 1
                 e, side, q = row["e"].value, row["side"].value, row["q"].value
                 if row.get("n") is not None:

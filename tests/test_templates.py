@@ -13,7 +13,7 @@ def sample_params(template):
             "runs": [(sample, sample)], "pairs": [(sample, sample)], "middles": [(sample, sample, sample)],
             "object_first_middles": [(sample, sample, sample)], "out_runs": [(sample, sample)],
             "in_runs": [(sample, sample)]}
-    numbers = {"limit": 10, "offset": 0, "links": 1000}
+    numbers = {"limit": 10, "offset": 0, "most_links": 1000}
     return {name: numbers.get(name, rows.get(name, [sample]) if name.endswith("s") else sample)
             for name in template.params}
 
