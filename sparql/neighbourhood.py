@@ -517,8 +517,8 @@ class NeighbourhoodReader:
         length and, when it has at most ``HUB_LINKS`` links, every link (``entity_walk_runs``): a walk
         step in one round trip, where counting the entity's links first and then reading its runs
         took three. A longer run is only counted (into ``run_lengths``): its draws are fetched after
-        the draw, as a hub's (``fetch``). A VALUES batch of runs a query: a step's runs (a dozen on
-        average at 1M, a few links each) in one; an answer past a page is shown whole by the
+        the draw, as a hub's (``fetch``). A VALUES batch of runs a query: a step's runs (few, short ones:
+        docs/performance.md, issue 17's session-19 figures) in one; an answer past a page is shown whole by the
         store's COUNT or paged, as any answer."""
         todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs
                       and run[0] not in self.sizes and run not in self.run_lengths and run[2] in self.pindex)

@@ -93,18 +93,16 @@ class WalkAhead:
     def _keeping(self, fetch) -> int:
         """``fetch()``, the links it adds to the reader kept here by run as well."""
         links = self.reader.links
-        add = links.add
 
         def kept(s: str, p: int, o: str) -> None:
-            add(s, p, o)
             self.fetched.setdefault((s, p + 1), set()).add(o)
             self.fetched.setdefault((o, -(p + 1)), set()).add(s)
 
-        links.add = kept
+        links.listener = kept
         try:
             done = fetch()
         finally:
-            del links.add  # back to the class's method
+            links.listener = None
         self.fetches += 1
         self.index.walked_ahead += 1
         return done
