@@ -186,7 +186,7 @@ def _candidates(context: NegativeContext, spec: ScenarioSpec, ranked, n_true: in
     if SAMPLERS[spec.ambiguous].matched_objects and not spec.factbench and spec.homogeneity <= 0 \
             and spec.popularity == "random":
         # LCWA's pairs, and its room of one false object per subject, matter only where LCWA makes
-        # false facts: at transparency 1 re-pairing makes them all (that room cost minutes at 2,000 facts)
+        # false facts: at transparency 1 re-pairing makes them all (docs/performance.md, session 19)
         paired = bool(SAMPLERS[spec.ambiguous].pairing_sides) and n_false > int(round(spec.transparency * n_false))
         if paired:  # LCWA's pairs stay first, matched as far as they go
             ranked = _paired(context, spec, ranked, n_true, n_false, n_true * (1 + object_room.SCAN_FACTOR))

@@ -23,6 +23,7 @@ class FetchedLinks:
         self._order: list[int] = []  # arrival numbers in IRI order, of the names ordered so far
         self._src = self._pred = self._dst = np.zeros(0, dtype=np.int64)  # distinct links so far
         self._new: tuple[list[int], list[int], list[int]] = ([], [], [])  # rows not merged yet
+        self.listener = None  # called with each link added (a round's walks keep what they fetched)
 
     def number(self, name: str) -> int:
         found = self.ids.get(name)
@@ -32,6 +33,8 @@ class FetchedLinks:
         return found
 
     def add(self, s: str, p: int, o: str) -> None:
+        if self.listener is not None:
+            self.listener(s, p, o)
         src, pred, dst = self._new
         src.append(self.number(s))
         pred.append(p)

@@ -80,6 +80,7 @@ class Neighbourhood(Adjacency):
     reverse_counter: object = None  # predicate -> {predicate IRI: count}, asked of the store
     runs_whole: frozenset = frozenset()  # (node, signed step): every link of that run was fetched
     run_sizes: dict | None = None  # entity -> {(side, predicate IRI): links}, counted in the store
+    run_lengths: dict = field(default_factory=dict)  # (entity, side, predicate IRI) -> links: one run counted
     link_totals: dict | None = None  # entity -> (links, links of content predicates), counted in the store
     picks: dict = field(default_factory=dict)  # (node, signed step, k) -> the run's k-th node
     missing: set = field(default_factory=set)  # entities whose links a lookup lacked
@@ -137,7 +138,9 @@ class Neighbourhood(Adjacency):
     def _run_size(self, node: int, step: int) -> int | None:
         """How many links the run has in the KB, counted in the store; None: not counted yet."""
         sizes = (self.run_sizes or {}).get(self.entities[node])
-        return None if sizes is None else sizes.get(self.side(step), 0)
+        if sizes is None:
+            return self.run_lengths.get((self.entities[node], *self.side(step)))
+        return sizes.get(self.side(step), 0)
 
     def _counted_runs(self, node: int, side: str) -> dict[int, int] | None:
         """The node's links in one direction per predicate id: from its links when it is whole, else
@@ -432,6 +435,8 @@ class NeighbourhoodReader:
         self.types: dict[str, list[str]] = {}  # entity -> asserted classes (Neighbourhood.entity_types)
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
         self.totals: dict[str, tuple[int, int]] = {}  # entity -> (links, links of content predicates)
+        # (entity, side, predicate IRI) -> links: a run a walk stepped along, counted alone (``fetch_walk_runs``)
+        self.run_lengths: dict[tuple[str, str, str], int] = {}
         self._reverse: dict[str, dict[str, int]] = {}
         self.subjects = np.full(len(self.predicates), -1, dtype=np.int64)  # see link_subjects
         # shared by the readers of one store object: a slow sort is learnt once per process
@@ -455,6 +460,7 @@ class NeighbourhoodReader:
         self.picked.update(((names[node], *index.side(step), k), names[other])
                            for (node, step, k), other in index.picks.items())
         self.sizes.update(index.run_sizes or {})
+        self.run_lengths.update(index.run_lengths)
         self.types.update(index.known_types)
         self.totals.update(index.link_totals or {})
         n = len(names)
@@ -516,6 +522,40 @@ class NeighbourhoodReader:
                                if e in self.sizes else self.totals[e][1])
         return len(todo)
 
+    def _run_length(self, run: tuple[str, str, str]) -> int:
+        """The run's links, counted in the store: with its entity's runs, or alone (``run_lengths``)."""
+        sizes = self.sizes.get(run[0])
+        return sizes.get(run[1:], 0) if sizes is not None else self.run_lengths[run]
+
+    def fetch_walk_runs(self, runs) -> int:
+        """For each run (entity, side, predicate IRI) a walk steps along, not whole nor counted yet, its
+        length and, when it has at most ``HUB_LINKS`` links, every link (``entity_walk_runs``): a walk
+        step in one round trip, where counting the entity's links first and then reading its runs
+        took three. A longer run is only counted (into ``run_lengths``): its draws are fetched after
+        the draw, as a hub's (``fetch``). A VALUES batch of runs a query: a step's runs (few, short ones:
+        docs/performance.md, issue 17's session-19 figures) in one; an answer past a page is shown whole by the
+        store's COUNT or paged, as any answer."""
+        todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs
+                      and run[0] not in self.sizes and run not in self.run_lengths and run[2] in self.pindex)
+        for batch in batched(todo, BATCH):
+            found = dict.fromkeys(batch, 0)  # a run without links has no row
+            by_side = {side: [(NamedNode(e), NamedNode(q)) for e, s, q in batch if s == side] for side in ("out", "in")}
+            started, read = time.perf_counter(), 0
+            for row in self.store.select("entity_walk_runs", out_runs=by_side["out"], in_runs=by_side["in"],
+                                         most_links=HUB_LINKS):
+                read += 1
+                e, side, q = row["e"].value, row["side"].value, row["q"].value
+                if row.get("n") is not None:
+                    found[(e, side, q)] = int(row["n"].value)
+                    continue
+                other, pid = row["x"].value, self.pindex[q]
+                self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
+            self.rows += read
+            self.costs.read(read, time.perf_counter() - started)
+            self.run_lengths.update(found)
+            self.runs.update(run for run, n in found.items() if n <= HUB_LINKS)
+        return len(todo)
+
     def _links(self, entity: str) -> int:
         """The entity's links in all, counted in the store (``_count``)."""
         return sum(self.sizes[entity].values()) if entity in self.sizes else self.totals[entity][0]
@@ -559,7 +599,9 @@ class NeighbourhoodReader:
         picks: dict[tuple[str, str, str], set] = {}
         for entity, side, predicate, k in index.missing_picks:
             picks.setdefault((entity, side, predicate), set()).add(k)
-        parts = set(index.missing_runs) | set(picks)
+        # a run a walk counted alone (``fetch_walk_runs``) has its length: its entity is not counted for it
+        counted = {part for part in picks if part in self.run_lengths}
+        parts = set(index.missing_runs) | (set(picks) - counted)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
         done = self._count(asked - self.complete, HUB_LINKS)
         small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
@@ -574,10 +616,10 @@ class NeighbourhoodReader:
         for part, ks in picks.items():
             if part[0] in self.complete or part in self.runs:
                 continue
-            if part[0] in small:
+            if part[0] in small and part not in counted:
                 runs.add(part)
                 continue
-            links = self.sizes[part[0]].get(part[1:], 0)
+            links = self._run_length(part)
             new = [part + (k,) for k in sorted(k for k in ks if k is not None) if part + (k,) not in self.picked]
             # a draw is a query that sorts the whole run in the store for one row; the run read
             # whole is one query, unordered (cheaper in the store than one draw), but all its
@@ -600,7 +642,7 @@ class NeighbourhoodReader:
         """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
         of runs a query, their links adding up to at most ``ROW_CAP``, a longer run in slices."""
         todo = sorted(run for run in set(runs) if run[0] not in self.complete and run not in self.runs)
-        entities = sorted({e for e, _, _ in todo} - set(self.sizes))
+        entities = sorted({run[0] for run in todo if run not in self.run_lengths} - set(self.sizes))
         self._count_totals([e for e in entities if e not in self.totals])
         # a run is packed by its length where that was counted, else by its entity's links in all, which
         # bound it: counting every run of a small entity would answer a row per predicate it has
@@ -608,6 +650,8 @@ class NeighbourhoodReader:
 
         def length(side: str, run: tuple[str, str]) -> int:
             sizes = self.sizes.get(run[0])
+            if sizes is None and (run[0], side, run[1]) in self.run_lengths:
+                return self.run_lengths[(run[0], side, run[1])]
             return sizes.get((side, run[1]), 0) if sizes is not None else self.totals[run[0]][0]
 
         for side in ("in", "out"):
@@ -694,7 +738,7 @@ class NeighbourhoodReader:
         started = time.perf_counter()
         for row in self.store.select(f"entity_{side}_links", entity=NamedNode(entity),
                                      predicate=NamedNode(predicate), limit=1, offset=k):
-            self.costs.drew(self.sizes[entity].get((side, predicate), 0), time.perf_counter() - started)
+            self.costs.drew(self._run_length((entity, side, predicate)), time.perf_counter() - started)
             self.rows += 1
             other = row["x"].value
             self.links.add(*((entity, pid, other) if side == "out" else (other, pid, entity)))
@@ -752,7 +796,7 @@ class NeighbourhoodReader:
                               own_predicate=self.pindex.get(self.predicate, -1),
                               reverse_counter=self.reverse_counts,
                               runs_whole=frozenset((node(e), step(side, q)) for e, side, q in self.runs if e in ids),
-                              run_sizes=self.sizes, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
+                              run_sizes=self.sizes, run_lengths=self.run_lengths, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
                                      for (e, side, q, k), other in self.picked.items()},
                               middle_pairs=self.middle_pairs, known_types=self.types)

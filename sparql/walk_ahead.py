@@ -9,8 +9,8 @@ issue 17's session-19 figures).
 
 When everything a round read before its walks was whole, the walks read exactly what the whole
 index's walks read, up to their first lack. So there a walk need not guess: ``WalkAhead`` asks the
-reader for what the step lacks (the run's length, its links, the drawn link of a hub's run), at
-once, and takes the step as the whole index does: the run's length counted before the draw (so the
+reader for what the step lacks (the run's length and, unless it is a hub's run, its links, in
+one query; the drawn link of a hub's run after the draw), at once, and takes the step as the whole index does: the run's length counted before the draw (so the
 seeded draw is the same), the node at the drawn place in IRI order after it. Every source's walks
 then come out as the whole index's in that one round. The rest of the round still reads the
 round's index, which lacks what the walks fetched: the round is dropped as before, and the next
@@ -78,25 +78,34 @@ class WalkAhead:
 
     # --- what the reader holds -------------------------------------------------------------------
     def _fetch(self, picks: set) -> None:
-        """The reader's ``fetch`` of these draws (entity, side, predicate IRI, k or None), its new
-        links kept here by run."""
+        """The reader's ``fetch`` of these draws (entity, side, predicate IRI, k), its new links
+        kept here by run."""
+        lacking = SimpleNamespace(missing=set(), missing_runs=set(), missing_picks=set(picks), maybe_hubs=set(),
+                                  missing_degrees=set(), missing_pairs=set(), missing_middles=set())
+        self._keeping(lambda: self.reader.fetch(lacking))
+
+    def _fetch_runs(self, runs: set) -> None:
+        """The length of each of these runs (entity, side, predicate IRI) and, where it is no hub's
+        run, its links, in one round trip (``NeighbourhoodReader.fetch_walk_runs``), kept here by run."""
+        if not self._keeping(lambda: self.reader.fetch_walk_runs(runs)):
+            raise RuntimeError("a walk lacked runs that were already counted")  # a bug: it would loop
+
+    def _keeping(self, fetch) -> int:
+        """``fetch()``, the links it adds to the reader kept here by run as well."""
         links = self.reader.links
-        add = links.add
 
         def kept(s: str, p: int, o: str) -> None:
-            add(s, p, o)
             self.fetched.setdefault((s, p + 1), set()).add(o)
             self.fetched.setdefault((o, -(p + 1)), set()).add(s)
 
-        lacking = SimpleNamespace(missing=set(), missing_runs=set(), missing_picks=set(picks), maybe_hubs=set(),
-                                  missing_degrees=set(), missing_pairs=set(), missing_middles=set())
-        links.add = kept
+        links.listener = kept
         try:
-            self.reader.fetch(lacking)
+            done = fetch()
         finally:
-            del links.add  # back to the class's method
+            links.listener = None
         self.fetches += 1
         self.index.walked_ahead += 1
+        return done
 
     def _whole_run(self, name: str, step: int) -> list[str] | None:
         """The run's names in IRI order when the reader holds it whole (fetched this round: the
@@ -115,7 +124,9 @@ class WalkAhead:
     def _size(self, name: str, step: int) -> int | None:
         """The run's length counted in the store, None when not counted."""
         sizes = self.reader.sizes.get(name)
-        return None if sizes is None else sizes.get(self.index.side(step), 0)
+        if sizes is None:
+            return self.reader.run_lengths.get((name, *self.index.side(step)))
+        return sizes.get(self.index.side(step), 0)
 
     # --- the step ----------------------------------------------------------------------------------
     def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -147,12 +158,12 @@ class WalkAhead:
                     continue
                 size = self._size(names[i], step)
                 if size is None:
-                    lacking.add((names[i], *index.side(step), None))
+                    lacking.add((names[i], *index.side(step)))
                 else:
                     counts[i] = size
             if not lacking:
                 break
-            self._fetch(lacking)
+            self._fetch_runs(lacking)
         alive = counts > 0
         k = rng.integers(0, counts[alive])
         reached = nodes[alive].copy()

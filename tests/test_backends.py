@@ -62,6 +62,12 @@ def params_for(template, store):
                             (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
         elif name == "object_first_middles":  # the same, asked from the object's side
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
+        elif name == "out_runs":  # Adam Buxton's birthplace: a short run, read with its length
+            values[name] = [(iri("dbr:Adam_Buxton"), BIRTH_PLACE)]
+        elif name == "in_runs":  # London's birthPlace in-links: longer than most_links, counted only
+            values[name] = [(iri("dbr:London"), BIRTH_PLACE)]
+        elif name == "most_links":
+            values[name] = 5
         elif name == "schema":
             values[name] = [Literal(namespace) for namespace in SCHEMA_NAMESPACES]
         elif name == "facts":

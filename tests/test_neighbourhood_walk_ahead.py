@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import SparqlProxy, served_demo_kb
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
 
 from factforge.generators.negatives.random_walk import meta_paths, walk_ends
@@ -13,7 +14,9 @@ from factforge.generators.neighbourhood import generate_around
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql.adjacency import Adjacency, build
-from factforge.sparql.neighbourhood import Neighbourhood, NeighbourhoodReader
+from factforge.sparql.neighbourhood import HUB_LINKS, Neighbourhood, NeighbourhoodReader
+from factforge.sparql.store import open_store
+from factforge.sparql.templates import load
 from factforge.sparql.walk_ahead import WalkAhead, WalksLack
 
 BIRTHPLACE = "http://dbpedia.org/ontology/birthPlace"
@@ -47,6 +50,41 @@ def test_walks_that_fetch_what_they_lack_draw_what_the_whole_index_draws(demo_kb
     assert walked > 60 and walker.fetches > 0 and index.walked_ahead == walker.fetches
     # the round's index lacks what its walks fetched: the next index holds it
     assert not index.lacks_links and reader.index().complete.sum() + len(reader.runs) > index.complete.sum()
+
+
+def test_a_walk_step_that_lacks_runs_costs_one_round_trip(demo_kb_store, tmp_path, fresh_cache):  # noqa: F811
+    """Through a real `oxigraph serve`: each walk step that lacks runs asks one query
+    (``entity_walk_runs``: the runs' lengths and, below ``HUB_LINKS``, their links), where counting
+    the entity's links and then reading its in- and out-runs took up to three; the walks still
+    end where the whole index's do."""
+    whole = build(demo_kb_store, use_table=False)
+    assert whole.degrees.max() <= HUB_LINKS  # no hub: a step's draw needs nothing after its query
+    p = whole.pindex[BIRTHPLACE]
+    facts = np.flatnonzero(whole.pred == p)[::3][:60]
+    with served_demo_kb(tmp_path) as (_, remote):
+        proxy = SparqlProxy(remote[1])
+        try:
+            reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=remote[-1]), BIRTHPLACE,
+                                         degrees=False)
+            index = reader.index()
+            index.walk_reader = reader
+            walker = index.walker()
+            before = len(proxy.queries)
+            for seed, at in enumerate(facts.tolist()):
+                s, o = int(whole.src[at]), int(whole.dst[at])
+                paths = meta_paths(whole, s, o, 3, p + 1)
+                expected = walk_ends(whole, s, paths, (s, o), np.random.default_rng(seed))
+                names = (whole.entities[s], whole.entities[o])
+                got = walk_ends(walker, walker.node(names[0]), paths, (walker.node(names[0]), walker.node(names[1])),
+                                np.random.default_rng(seed))
+                assert [None if end is None else walker.entities[end] for end in got] == \
+                    [None if end is None else whole.entities[end] for end in expected], names[0]
+            queries = proxy.queries[before:]
+        finally:
+            proxy.close()
+    steps = load("entity_walk_runs").body.split("$", 1)[0]
+    assert walker.fetches > 20 and len(queries) == walker.fetches
+    assert all(steps in query for query in queries)
 
 
 def test_a_round_that_lacked_something_ends_before_its_walks(demo_kb_store):
