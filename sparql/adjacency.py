@@ -241,7 +241,7 @@ class Adjacency:
             hi[view] = np.searchsorted(codes, first[view] + n, "left")
         return lo, hi
 
-    def run_lengths(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+    def run_link_counts(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
         """How many links each (node, signed step) run has, where that can be known without reading
         the runs (a reader of a store's links: ``Neighbourhood``); None here, where ``follow_many``
         reads nothing."""

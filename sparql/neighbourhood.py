@@ -298,7 +298,7 @@ class Neighbourhood(Adjacency):
         self._need_runs(nodes, steps)
         return super().follow_many(nodes, steps)
 
-    def run_lengths(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+    def run_link_counts(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
         """How many links each (node, signed step) run has, without reading a run not here whole:
         counted in the store (noted as a walk's count, ``missing_picks`` with no place, until
         counted), so that a lookup may leave a long run unread."""

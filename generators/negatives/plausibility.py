@@ -223,7 +223,7 @@ def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarr
     ``subject`` or ``avoid`` (the true object: the reference KB holds no link between it and the
     subject), nor along a hub's run of more than ``HUB_LINKS`` links; a path whose walks spread
     past ``PATH_FRONTIER`` links at a step has no rows (``path_end_rows_many`` for one subject).
-    Where the index counts runs without reading them (``Adjacency.run_lengths``), such runs are
+    Where the index counts runs without reading them (``Adjacency.run_link_counts``), such runs are
     counted, not read."""
     return path_end_rows_many(index, [subject], [paths], [avoid])[0]
 
@@ -279,7 +279,7 @@ def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.nda
         at, row = runs(lo_p, hi_p)
         if not at.size:
             break
-        lengths = index.run_lengths(nodes[at], step[row])
+        lengths = index.run_link_counts(nodes[at], step[row])
         counted = lengths is not None  # runs not read yet: only those kept are followed (read)
         if not counted:
             lo, hi = _follow_sorted(index, nodes[at], step[row])
