@@ -306,8 +306,9 @@ def test_the_audit_of_facts_about_hubs_reads_their_degrees_and_pair_links_not_th
     its direct links to the other end of its facts: a city many things are near is counted and
     asked by pair, not read whole, and the manifest (audit figures included) is the embedded store's.
 
-    Generation itself reads one run of such a city: nearness asks who is near both a true object
-    and a candidate (``need_shared_holders``), in the shorter of their ``near`` runs. That run is
+    Generation itself reads one run of such a city: nearness asks who is near both a subject's
+    known object and a candidate object (``need_shared_holders``), in the shorter of their ``near``
+    runs. That run is
     about as long as the city's links, so the rows read of the cities are bounded by their links
     (what reading them whole costs), and every run read of them must be such a ``near`` run, once:
     a bound of ``KNOWN`` rows a city held only while some cities of the facts were false objects
