@@ -241,6 +241,12 @@ class Adjacency:
             hi[view] = np.searchsorted(codes, first[view] + n, "left")
         return lo, hi
 
+    def run_link_counts(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+        """How many links each (node, signed step) run has, where that can be known without reading
+        the runs (a reader of a store's links: ``Neighbourhood``); None here, where ``follow_many``
+        reads nothing."""
+        return None
+
     def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
         """One step of seeded random walks from ``nodes`` by signed ``steps``: which rows can go (they
         have such a link), and for those the node each drew, uniformly among its run in id order."""

@@ -298,6 +298,21 @@ class Neighbourhood(Adjacency):
         self._need_runs(nodes, steps)
         return super().follow_many(nodes, steps)
 
+    def run_link_counts(self, nodes: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+        """How many links each (node, signed step) run has, without reading a run not here whole:
+        counted in the store (noted as a walk's count, ``missing_picks`` with no place, until
+        counted), so that a lookup may leave a long run unread."""
+        nodes, steps = np.asarray(nodes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
+        lo, hi = Adjacency.follow_many(self, nodes, steps)
+        lengths = hi - lo
+        for i in np.flatnonzero(~self._run_whole(nodes, steps)).tolist():
+            size = self._run_size(int(nodes[i]), int(steps[i]))
+            if size is None:
+                self.missing_picks.add((self.entities[nodes[i]], *self.side(int(steps[i])), None))
+            else:
+                lengths[i] = size
+        return lengths
+
     def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index, without a hub's run: its length counted in the store, and the
         one node drawn fetched alone (``picks``), so a walk through a hub reads a link, not the hub."""

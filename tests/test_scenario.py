@@ -285,9 +285,10 @@ def test_summary_and_audit_name_the_same_drift_when_paths_tie(make, dbpedia_stor
 
     # a seed whose two most frequent paths tie (which one each false fact took moves with the
     # sampler: seed 3 tied until owed objects were matched to subjects by reach, seed 6 until the
-    # matching asked acceptance of the pairs it holds only)
+    # matching asked acceptance of the pairs it holds only, seed 16 until walks could take any end
+    # their paths reach)
     scenario = make(predicate=TEAM, size=200, transparency=0.3, homogeneity=0.8, ambiguous="random_walk",
-                    leakage="pair", train_size=100, entity_disjoint=True, seed=16)
+                    leakage="pair", train_size=100, entity_disjoint=True, seed=22)
     counts = Counter(a["path"] for a in scenario.answers.values() if a.get("path"))
     assert sorted(counts.values())[-2:] == [max(counts.values())] * 2, "no tie here: the test shows nothing"
     assert scenario.summary["drift"]["top"] == audit_scenario(scenario, dbpedia_store)["drift"]["top"]

@@ -209,3 +209,166 @@ def _middles(index, subject: int, predicate: int, avoid: int) -> tuple[np.ndarra
     second_weight = (weight[step] / links[step])[np.concatenate([out_row, in_row])]
     keep = second != subject
     return np.concatenate([first, second[keep]]), np.concatenate([weight, second_weight[keep]])
+
+
+# A path's ends are not gathered past this many links at any of its steps: a walk that spreads this
+# wide (through a country's citizens, say) ends almost anywhere, tells little about its subject, and
+# gathering it per source would cost more than the rest of the matching.
+PATH_FRONTIER = 150
+
+
+def path_end_rows(index, subject: int, paths, avoid: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """Every node a walk from ``subject`` along each of ``paths`` (signed step sequences) can end at,
+    as (place in ``paths``, node) rows sorted by place then node. A walk does not pass through
+    ``subject`` or ``avoid`` (the true object: the reference KB holds no link between it and the
+    subject), nor along a hub's run of more than ``HUB_LINKS`` links; a path whose walks spread
+    past ``PATH_FRONTIER`` links at a step has no rows (``path_end_rows_many`` for one subject).
+    Where the index counts runs without reading them (``Adjacency.run_link_counts``), such runs are
+    counted, not read."""
+    return path_end_rows_many(index, [subject], [paths], [avoid])[0]
+
+
+def path_end_rows_many(index, subjects, path_lists, avoids) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``path_end_rows`` of each subject (``subjects[k]`` along ``path_lists[k]``, not through
+    ``avoids[k]``), all subjects and all their paths a step at a time (each distinct prefix of a
+    subject once): per subject, or a path at a time, the calls cost more than the rest of the
+    random walk on a large KB."""
+    empty = np.zeros(0, dtype=np.int64)
+    out = [(empty, empty) for _ in subjects]
+    active = [k for k, (subject, paths) in enumerate(zip(subjects, path_lists)) if subject >= 0 and len(paths)]
+    if not active:
+        return out
+    n = np.int64(max(len(index.entities), 1))
+    subject_of = np.array([subjects[k] for k in active], dtype=np.int64)  # by place in active
+    avoid_of = np.array([avoids[k] for k in active], dtype=np.int64)
+    # The prefix tree of every subject's paths, level by level in arrays: a prefix's id at a level
+    # is its place among the distinct (parent prefix id, step) codes; level 0's prefixes are the
+    # subjects (their places in active). A path ends at its last prefix.
+    flat = [(a, place, tuple(path)) for a, k in enumerate(active) for place, path in enumerate(path_lists[k])]
+    width = max((len(path) for _, _, path in flat), default=0)
+    whose_path = np.array([a for a, _, _ in flat], dtype=np.int64)
+    place_of = np.array([place for _, place, _ in flat], dtype=np.int64)
+    length = np.array([len(path) for _, _, path in flat], dtype=np.int64)
+    matrix = np.array([path + (0,) * (width - len(path)) for _, _, path in flat], dtype=np.int64).reshape(len(flat), width)
+    span = np.int64(2 * max(len(index.predicates), 1) + 3)
+    parents, steps, whose_prefix, ending = [], [], [], []
+    current, whose_level = whose_path.copy(), np.arange(len(active), dtype=np.int64)
+    for level in range(width):
+        has = length > level
+        codes, inverse = np.unique(current[has] * span + (matrix[has, level] + span // 2), return_inverse=True)
+        parents.append(codes // span)
+        steps.append(codes % span - span // 2)
+        whose_level = whose_level[parents[-1]]
+        whose_prefix.append(whose_level)
+        current = np.full(len(flat), -1, dtype=np.int64)
+        current[has] = inverse.ravel()
+        ends = np.flatnonzero(length == level + 1)
+        ending.append((current[ends], whose_path[ends], place_of[ends]))
+    # a prefix's frontier rows: (prefix id, node)
+    owner_source = np.arange(len(active), dtype=np.int64)  # by prefix id: its place in active
+    owner, nodes = np.arange(len(active), dtype=np.int64), subject_of.copy()
+    found_source, found_place, found_node = [], [], []
+    for level in range(width):
+        parent, step = parents[level], steps[level]
+        if level > 0:  # an inner node is neither the subject nor the true object
+            whose = owner_source[owner]
+            inner = (nodes != subject_of[whose]) & (nodes != avoid_of[whose])
+            owner, nodes = owner[inner], nodes[inner]
+        # rows: every node of each prefix's parent frontier, with the prefix's last step (owner sorted)
+        lo_p, hi_p = np.searchsorted(owner, parent, "left"), np.searchsorted(owner, parent, "right")
+        at, row = runs(lo_p, hi_p)
+        if not at.size:
+            break
+        lengths = index.run_link_counts(nodes[at], step[row])
+        counted = lengths is not None  # runs not read yet: only those kept are followed (read)
+        if not counted:
+            lo, hi = _follow_sorted(index, nodes[at], step[row])
+            lengths = hi - lo
+        keep = lengths <= HUB_LINKS
+        spread = np.bincount(row[keep], weights=lengths[keep], minlength=parent.size)
+        keep &= spread[row] <= PATH_FRONTIER
+        if counted:
+            lo, hi = np.zeros(at.size, dtype=np.int64), np.zeros(at.size, dtype=np.int64)
+            if keep.any():
+                lo[keep], hi[keep] = _follow_sorted(index, nodes[at][keep], step[row][keep])
+        at_links, which = runs(lo[keep], hi[keep])
+        prefix_of = row[keep][which]
+        forward = step[prefix_of] > 0
+        reached = index.at_runs(at_links, forward).astype(np.int64)
+        codes = np.unique(prefix_of * n + reached)
+        owner_source = whose_prefix[level]
+        owner, nodes = codes // n, codes % n
+        gid, whose, place = ending[level]
+        if gid.size:
+            lo, hi = np.searchsorted(owner, gid, "left"), np.searchsorted(owner, gid, "right")
+            at, row = runs(lo, hi)
+            found_source.append(whose[row])
+            found_place.append(place[row])
+            found_node.append(nodes[at])
+    if not found_source:
+        return out
+    whose, place, node = np.concatenate(found_source), np.concatenate(found_place), np.concatenate(found_node)
+    order = np.lexsort((node, place, whose))
+    whose, place, node = whose[order], place[order], node[order]
+    bounds = np.searchsorted(whose, np.arange(len(active) + 1))
+    for a, k in enumerate(active):
+        out[k] = place[bounds[a]:bounds[a + 1]], node[bounds[a]:bounds[a + 1]]
+    return out
+
+
+def _follow_sorted(index, nodes: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Adjacency.follow_many`` of each distinct (node, step) row once, in sorted order (a binary
+    search of sorted keys starts where the last one ended): subjects of one predicate share many
+    frontier nodes."""
+    span = np.int64(2 * max(len(index.predicates), 1) + 1)
+    rows, where = np.unique(nodes.astype(np.int64) * span + (steps + (span // 2)), return_inverse=True)
+    lo, hi = index.follow_many(rows // span, rows % span - span // 2)
+    return lo[where], hi[where]
+
+
+def path_hits(ends: tuple[np.ndarray, np.ndarray], count: int, objects: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """For each of ``objects`` (ids; -1: none), how much of a true fact's ``count`` paths
+    (``ends``: ``path_end_rows`` from its subject) a walk can end at it along: each path weighs by how
+    few of ``among`` (sorted ids: the predicate's objects) it reaches, log((|among| + 1) /
+    (reached + 1)), and the weights of the paths that reach an object are summed, over those of
+    every path that reaches any node (0 to 1).
+
+    A path checker (path features, Knowledge Linker) scores a fact by the paths that link its
+    subject to its object; a true object is reached by many of its own fact's paths at once (a
+    birthplace: through the subject's country, its compatriots' birthplaces, its employers' seats),
+    one walk end by the one path it was walked along. Hand-checked negatives are reached the ways a
+    true object is (a birthplace in the subject's own country). A path that reaches most objects
+    (the birthplaces of everyone who speaks the subject's language) tells little, one that reaches
+    a few (the places of the subject's country) is what a checker learns: hence the weights."""
+    objects = np.asarray(objects, dtype=np.int64)
+    hits = np.zeros(objects.size, dtype=np.float64)
+    place, node = ends
+    if not place.size or not objects.size:
+        return hits
+    reached = np.bincount(place[sorted_member(node, among)], minlength=count)
+    weight = np.log((among.size + 1) / (reached + 1.0))
+    weight[np.bincount(place, minlength=count) == 0] = 0.0
+    total = weight.sum()
+    if total <= 0:
+        return hits
+    asked = np.unique(objects[objects >= 0])
+    hit = sorted_member(node, asked)
+    if hit.any():
+        nodes, where = np.unique(node[hit], return_inverse=True)
+        value = np.bincount(where, weights=weight[place[hit]], minlength=nodes.size)
+        found = sorted_member(objects, nodes) & (objects >= 0)
+        hits[found] = value[np.searchsorted(nodes, objects[found])]
+    return hits / total
+
+
+def path_reached(ends: tuple[np.ndarray, np.ndarray], objects: np.ndarray) -> np.ndarray:
+    """Per object of ``objects`` (sorted distinct ids; -1: none), the place of the first path (in
+    ``path_end_rows``'s rows) along which a walk can end at it, -1 where none can."""
+    objects = np.asarray(objects, dtype=np.int64)
+    first = np.full(objects.size, np.iinfo(np.int64).max, dtype=np.int64)
+    place, node = ends
+    if place.size and objects.size:
+        hit = sorted_member(node, objects)
+        np.minimum.at(first, np.searchsorted(objects, node[hit]), place[hit])
+    first[first == np.iinfo(np.int64).max] = -1
+    return first

@@ -31,10 +31,12 @@ from factforge.sparql.terms import is_blank_name
 from ..facts import Fact, Negative
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
-from .plausibility import predicate_middles, predicate_out_degrees, reach_at
+from .plausibility import path_end_rows, path_end_rows_many, path_hits, path_reached, predicate_middles, predicate_out_degrees, reach_at
 from .plausible_matching import plausible_matching, weighed
 
 MAX_PATHS = 64  # per fact: enough variety, bounded work near hubs
+SCARCE = 2  # an owed object held by at most this many times its debt of the walk round's lines
+SCARCE_FIRST = 4.0  # times a scarce object's debt over its takers, added to its reach (path hits and predicate reach are at most 1 each)
 WALK_TRIES = 5
 HUB_DEGREE = 5000
 MEMO_DEGREE = 256
@@ -173,7 +175,7 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
     return ends
 
 
-def path_ends(index, start: int, path: tuple[int, ...]) -> set[int]:
+def path_ends(index, start: int, path: tuple[int, ...]) -> dict[int, float]:
     """Every node a walk from ``start`` along ``path`` can end at (``walk_ends`` draws one)."""
     nodes = {start}
     for step in path:
@@ -258,8 +260,11 @@ class RandomWalk(NegativeSampler):
         self._memo: dict = {}
         self._reach: dict = {}  # predicate_middles by source, for _reach_of
         self._out_degrees = None  # predicate_out_degrees, made by the first _reach_of
+        self._objects = None  # the predicate's objects (sorted ids), made by the first _reach_of
         self._names: dict = {}  # a path's name, built once per call: many facts walk the same paths
         own = [self.paths(context, source, rng) for source in sources]
+        self._paths: dict = {}  # the paths each source walked (its own, or borrowed), for _reach_of
+        self._ends: dict = {}  # by source: its paths' ends (plausibility.path_hits), read once
         self._memo = {}
         # Facts with no path of their own (sparse KBs have many) walk the paths that link the
         # other facts of p: the same kind of route from the same kind of subject.
@@ -268,9 +273,12 @@ class RandomWalk(NegativeSampler):
         per_source = []
         for source, paths in zip(sources, own):
             found = self.walks(context, source, paths, rng, borrowed=False)
+            self._paths[source.pair] = paths
             if not found and common:
                 found = self.walks(context, source, common[:BORROWED_PATHS], rng, borrowed=True)
+                self._paths[source.pair] = common[:BORROWED_PATHS]
             per_source.append(found)
+        per_source = self._reachable(context, sources, per_source)
         context.types.load_types({neg.fact.o for c in per_source for neg in c} | {f.o for f in sources})
         typed = [[neg for neg in c if context.types.type_consistent(neg.source.o, neg.fact.o)] for c in per_source]
         # Among a fact's walk ends, those owed to the set first (ObjectBalance): an end outside the
@@ -292,7 +300,8 @@ class RandomWalk(NegativeSampler):
         # object named once and left unpaid occurs once, as a new end does, so there a walk end
         # serves as well, and walks keep their share of the false facts.
         named = Counter(f.o for f in sources)
-        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, balance)
+        chosen = self._walk_round(context, [[neg for neg in c if neg.fact.o in named] for c in typed], n, rng, balance,
+                                  sources=sources)
         served = {neg.source for neg in chosen}
         if len(chosen) < n:
             rest = [k for k, source in enumerate(sources) if source not in served]
@@ -308,15 +317,65 @@ class RandomWalk(NegativeSampler):
             chosen += round_robin(typed, n - len(chosen), context, rng, rank=rank)
         return chosen
 
+    def _reachable(self, context: NegativeContext, sources: list[Fact], per_source: list[list[Negative]]) -> list[list[Negative]]:
+        """Each source's walk ends, and after them every object of the set's true facts that a walk
+        along one of the source's paths could end at (its detail names the first such path).
+
+        A walk draws one end per path, and the ends owed to the set were a handful per source: the
+        matching then had little to choose from, and the false objects were reached by the one path
+        they were walked along where true ones are reached by most of theirs (``path_hits``; CoDEx
+        P19: a birthplace outside the subject's country). Any end a walk can reach is as much
+        "reached the same way"."""
+        index = context.kb.adjacency
+        named = sorted({f.o for f in sources})
+        ids = self._ids(context, named)
+        by_id = np.argsort(ids, kind="stable")
+        named, ids = [named[i] for i in by_id.tolist()], ids[by_id]  # path_reached asks them sorted by id
+        names = self.__dict__.setdefault("_names", {})
+        kept = self.__dict__.setdefault("_ends", {})
+        wanted = list({source.pair: source for source in sources if source.pair not in kept}.values())
+        for source, ends in zip(wanted, path_end_rows_many(
+                index, [context.kb.node(source.s) for source in wanted],
+                [self._paths.get(source.pair, ()) for source in wanted], [context.kb.node(source.o) for source in wanted])):
+            kept.setdefault(source.pair, ends)
+        out = []
+        for source, found in zip(sources, per_source):
+            paths = self._paths.get(source.pair, [])
+            if not paths or context.kb.node(source.s) < 0:
+                out.append(found)
+                continue
+            have = {neg.fact.o for neg in found} | {source.o, source.s}
+            extra = []
+            first = path_reached(self._ends_of(context, source), ids)
+            for j in np.flatnonzero(first >= 0).tolist():
+                obj, k = named[j], int(first[j])
+                if obj in have:
+                    continue
+                path = paths[k]
+                if path not in names:
+                    names[path] = "/".join(index.step_name(step) for step in path)
+                detail = {"path": names[path]}
+                if found and found[0].detail.get("borrowed"):
+                    detail["borrowed"] = True
+                extra.append(Negative(Fact(source.s, context.predicate, obj), self.name, source, detail))
+            out.append(found + sorted(extra, key=lambda negative: negative.fact.o))  # by name: ids differ by backend
+        return out
+
     def _walk_round(self, context: NegativeContext, typed: list[list[Negative]], n: int, rng,
-                    balance: ObjectBalance) -> list[Negative]:
+                    balance: ObjectBalance, sources: list[Fact] | None = None) -> list[Negative]:
         """Up to ``n`` walk ends, at most one per source, each while its object is owed (an end new
         to the split is owed one, ``ObjectBalance.paid``): as many sources served as the debts
         allow, and among those ways, the ends the sources' neighbourhoods lead to most
         (``plausible_matching``). A round, a source at a time, left a source whose only ends (CoDEx
         P20: Los Angeles) were paid by sources with ends to spare with none, and a second round
         gave those a second false fact; it also took a source's ends in a seeded order, whatever
-        the subject."""
+        the subject.
+
+        ``sources`` (``typed``'s, in its order): the set's objects that few lines hold for their
+        debt (``_add_scarce``) join every type-consistent source's line as a fallback object and
+        weigh by how scarce they are, so that the one matching keeps the few sources that can
+        take them for them (CoDEx P140: Catholicism and Christianity went to almost no subject,
+        other objects having taken the sources that could, and the object column told the labels)."""
         objects = sorted({neg.fact.o for c in typed for neg in c})
         at = {o: i for i, o in enumerate(objects)}
         ids = self._ids(context, objects)
@@ -328,14 +387,55 @@ class RandomWalk(NegativeSampler):
                 i = at[neg.fact.o]
                 if i not in ends[k] and not balance.paid(neg.fact.o):
                     ends[k][i] = neg
-        lines = [self._screened(context, typed[k][0].fact.s, ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
+        subject = [sources[k].s if sources is not None else c[0].fact.s if c else None for k, c in enumerate(typed)]
+        lines = [self._screened(context, subject[k], ids, sorted(e)) if e else [] for k, e in enumerate(ends)]
+        scarce: dict[int, float] = {}
+        if sources is not None:  # objects, ids, ends and lines grow by the scarce objects
+            scarce, ids = self._add_scarce(context, sources, balance, objects, ids, ends, lines)
         spare = {i: (int(np.ceil(balance.owed[o])) if o in balance.owed else 1) for i, o in enumerate(objects)}
         spare = {i: left for i, left in spare.items() if left > 0}
-        reach = self._reaches(context, [c[0].source if c else None for c in typed], lines, ids, spare)
-        held = plausible_matching(lines, reach, spare, rng,
-                                  [c[0].fact.s if c else None for c in typed],
+        reach = self._reaches(context, [sources[k] if sources is not None else c[0].source if c else None
+                                        for k, c in enumerate(typed)], lines, ids, spare)
+        if scarce:  # a scarce object first: its few takers are kept for it
+            reach = [[r + SCARCE_FIRST * scarce.get(i, 0.0) for i, r in zip(line, values)]
+                     for line, values in zip(lines, reach)]
+        held = plausible_matching(lines, reach, spare, rng, subject,
                                   fits=lambda k, i: context.acceptable(ends[k][i].fact))
         return self._take([ends[k][i] for k, i in sorted(held.items())], n, context, balance)
+
+    def _add_scarce(self, context: NegativeContext, sources: list[Fact], balance: ObjectBalance, objects: list[str],
+                    ids: np.ndarray, ends: list[dict[int, Negative]], lines: list[list[int]]) -> tuple[dict[int, float], np.ndarray]:
+        """Into ``ends`` and ``lines`` (screened), for every type-consistent source, the set's
+        objects owed two or more that at most ``SCARCE`` times as many sources' lines hold as they
+        are owed, as fallback objects (``_fallback_negative``); those no line held join ``objects``
+        (at its end). The scarce objects' places, each with its debt over the lines that now hold
+        it, and the ids of ``objects``. An object owed once and left unpaid occurs once, as a walk
+        end new to the split does."""
+        held = Counter(i for line in lines for i in line)
+        at = {o: i for i, o in enumerate(objects)}
+        named = sorted({f.o for f in sources})
+        new = [o for o in named if o not in at and balance.owed[o] >= 2]
+        if new:
+            objects += new
+            ids = np.concatenate([ids, self._ids(context, new)])
+            at.update((o, len(objects) - len(new) + j) for j, o in enumerate(new))
+        scarce = [at[o] for o in named if balance.owed[o] >= 2 and held[at[o]] <= SCARCE * balance.owed[o]]
+        if not scarce:
+            return {}, ids
+        context.types.load_types(named)
+        donors: dict[str, Fact] = {}
+        for fact in sources:
+            donors.setdefault(fact.o, fact)
+        for k, source in enumerate(sources):
+            added = [i for i in scarce if i not in ends[k] and objects[i] != source.o
+                     and context.types.type_consistent(source.o, objects[i])]
+            added = self._screened(context, source.s, ids, added) if added else []
+            for i in added:
+                ends[k][i] = self._fallback_negative(context, source, donors[objects[i]].s, objects[i], True)
+            if added:
+                lines[k] = sorted(lines[k] + added)
+        holders = Counter(i for line in lines for i in line)
+        return {i: balance.owed[objects[i]] / max(holders[i], 1) for i in scarce}, ids
 
     @staticmethod
     def _ids(context: NegativeContext, objects: list[str]) -> np.ndarray:
@@ -499,19 +599,36 @@ class RandomWalk(NegativeSampler):
                 for source, line, wanted in zip(sources, lines, need)]
 
     def _reach_of(self, context: NegativeContext, source: Fact, objects: np.ndarray) -> np.ndarray:
-        """How often walks from the source's subject end at each of ``objects`` (index ids;
-        ``predicate_reach``, not through the source's own object): where the walks stand before
-        their last link is worked out once per source and call of ``sample``, the last link only
-        to ``objects``."""
+        """How plausible each of ``objects`` (index ids) is for the source's subject: the share of the
+        source's own paths (those it walked) that reach it from the subject (``path_hits``), plus how
+        often walks from the subject through the predicate end at it (``predicate_reach``, not
+        through the source's own object). A walk end is reached by the one path it was walked
+        along; a true object by most of its fact's paths, and path checkers tell the two apart
+        (CoDEx P19: the true birthplace lies in the subject's country, a walk end most often not).
+
+        For the reach, where the walks stand before their last link is worked out once per source
+        and call of ``sample``, the last link only to ``objects``."""
         index = context.kb.adjacency
         p = index.pindex.get(context.predicate)
         reached = self.__dict__.setdefault("_reach", {})
+        s, o = context.kb.node(source.s), context.kb.node(source.o)
         if source.pair not in reached:
             if self.__dict__.get("_out_degrees") is None and p is not None:
                 self._out_degrees = predicate_out_degrees(index, p)
-            reached[source.pair] = predicate_middles(index, context.kb.node(source.s), p, context.kb.node(source.o),
-                                                     self._out_degrees)
-        return reach_at(index, reached[source.pair], p, objects)
+            reached[source.pair] = predicate_middles(index, s, p, o, self._out_degrees)
+        paths = self.__dict__.get("_paths", {}).get(source.pair, ())
+        if self.__dict__.get("_objects") is None:
+            self._objects = unique(index.dst[index.pred == p]) if p is not None else np.zeros(0, dtype=np.int64)
+        return reach_at(index, reached[source.pair], p, objects) + path_hits(self._ends_of(context, source), len(paths),
+                                                                           objects, self._objects)
+
+    def _ends_of(self, context: NegativeContext, source: Fact) -> tuple[np.ndarray, np.ndarray]:
+        """``path_end_rows`` of the paths the source walked, from its subject: once per source and call of ``sample``."""
+        kept = self.__dict__.setdefault("_ends", {})
+        if source.pair not in kept:
+            kept[source.pair] = path_end_rows(context.kb.adjacency, context.kb.node(source.s),
+                                          self.__dict__.get("_paths", {}).get(source.pair, ()), context.kb.node(source.o))
+        return kept[source.pair]
 
     def _fallback_negative(self, context: NegativeContext, source: Fact, s2: str, o: str, inside: bool) -> Negative:
         return Negative(Fact(source.s, context.predicate, o), self.name, source,
