@@ -175,7 +175,7 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
     return ends
 
 
-def path_ends(index, start: int, path: tuple[int, ...]) -> dict[int, float]:
+def path_ends(index, start: int, path: tuple[int, ...]) -> set[int]:
     """Every node a walk from ``start`` along ``path`` can end at (``walk_ends`` draws one)."""
     nodes = {start}
     for step in path:
