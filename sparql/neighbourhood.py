@@ -590,9 +590,16 @@ class NeighbourhoodReader:
             picks.setdefault((entity, side, predicate), set()).add(k)
         # a run a walk counted alone (``fetch_walk_runs``) has its length: its entity is not counted for it
         counted = {part for part in picks if part in self.run_lengths}
-        parts = set(index.missing_runs) | (set(picks) - counted)
+        # a run read alone of an entity nothing else asks of, not counted yet: its length comes with
+        # it, and its links when it is short (``fetch_walk_runs``), not after a count of the entity's
+        # links (nearness's holders' runs are many such: their counts were a large part of a scenario)
+        others = {e for e, _, _ in set(picks) - counted} | set(index.maybe_hubs) | set(index.missing)
+        alone = {run for run in index.missing_runs if run[0] not in others and run[0] not in self.totals
+                 and run[0] not in self.sizes}
+        done_alone = self.fetch_walk_runs(alone)
+        parts = (set(index.missing_runs) - alone) | (set(picks) - counted)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
-        done = self._count(asked - self.complete, HUB_LINKS)
+        done = done_alone + self._count(asked - self.complete, HUB_LINKS)
         small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
         # a smaller entity whose run counts were asked for (nearness compares them) is fetched whole:
         # its total is known, its runs' lengths are not. One that only runs were read of (walk steps

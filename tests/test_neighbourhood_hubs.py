@@ -9,6 +9,7 @@ import json
 import re
 from collections import Counter
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 from conftest import OxigraphServer, SparqlProxy, served_demo_kb, store_from_text
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
@@ -17,7 +18,7 @@ from factforge.generators.negatives.random_walk import meta_paths
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql import neighbourhood
-from factforge.sparql.adjacency import build
+from factforge.sparql.adjacency import Adjacency, build
 from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.store import open_store
 from factforge.sparql.templates import load, names
@@ -380,3 +381,30 @@ def test_a_store_that_sorts_slowly_gets_its_hub_runs_read_whole_not_drawn(tmp_pa
     assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through the hub
     assert draws > 0
     assert not [query for query, _ in proxy.answers[before:] if draw_query in query]
+
+
+def test_runs_read_alone_come_with_their_lengths_not_after_a_count_of_their_entities(tmp_path, fresh_cache,  # noqa: F811
+                                                                                   monkeypatch):
+    """Issue 17: nearness reads one run of each of many holders (their out-runs of a granular
+    predicate), and each holder's links were counted first to pack the runs in answers, a large
+    part of a 10M scenario's query time (docs/performance.md). A run of an entity nothing else asks
+    of comes with its length instead (``entity_walk_runs``), with its links when it is short; a
+    long one (the country's 150 in-links, over the lowered hub size) is then read by that length.
+    No entity's links are counted, and the runs hold the links the embedded store has."""
+    totals_query = load("entity_link_totals").body.split("$", 1)[0]
+    runs = {(f"{EX}Person{j}", "out", f"{EX}nationality") for j in range(5)} | {(f"{EX}Country", "in", f"{EX}country")}
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()), WALK["predicate"],
+                                     degrees=False)
+        before = len(proxy.answers)
+        reader.fetch(SimpleNamespace(missing=set(), missing_runs=runs, missing_picks=set(), maybe_hubs=set(),
+                                     missing_degrees=set(), missing_pairs=set(), missing_middles=set()))
+        index, whole = reader.index(), build(local, use_table=False)
+    asked = [query for query, _ in proxy.answers[before:]]
+    assert asked and not [query for query in asked if totals_query in query]
+    assert runs <= reader.runs
+    for entity, side, predicate in sorted(runs):
+        step = (1 if side == "out" else -1) * (whole.pindex[predicate] + 1)
+        expected = {whole.entities[n] for n in Adjacency.follow(whole, whole.id(entity), step).tolist()}
+        got = {index.entities[n] for n in Adjacency.follow(index, index.id(entity), step).tolist()}
+        assert got == expected and len(expected) == (CITIES if entity.endswith("Country") else 1), (entity, side)
