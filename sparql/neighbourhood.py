@@ -630,9 +630,15 @@ class NeighbourhoodReader:
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
         done += self.fetch_middle_pairs(index.missing_middles)
+        # once a draw has shown that the store sorts slowly, each further draw would sort its run
+        # again: the runs of the draws left are read whole instead
+        later = set()
         for pick in sorted(drawn):
-            done += self.pick(*pick)
-        return done
+            if self.costs.sorts_slowly:
+                later.add(pick[:3])
+            else:
+                done += self.pick(*pick)
+        return done + self.fetch_runs(later)
 
     def fetch_runs(self, runs) -> int:
         """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
