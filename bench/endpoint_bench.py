@@ -112,17 +112,28 @@ def client(url: str, args, *, copy: bool = False):
                       copy=copy, timeout=3600, graphs=[GRAPH] if args.virtuoso else [])
 
 
-def counting_selects(store) -> dict[str, list[int]]:
-    """Queries and rows of each template ``store.select`` answers from now on: template -> [queries, rows]."""
-    counts: dict[str, list[int]] = {}
+def counting_selects(store) -> dict[str, list]:
+    """Queries, rows and seconds of each template ``store.select`` answers from now on: template ->
+    [queries, rows, seconds]. The seconds are spent inside the answer's iterator (the round trip,
+    the server's work, parsing and any sorting in the client), not in the caller between rows."""
+    counts: dict[str, list] = {}
     select = store.select
 
     def counted(template: str, **params):
-        tally = counts.setdefault(template, [0, 0])
+        tally = counts.setdefault(template, [0, 0, 0.0])
         tally[0] += 1
-        for row in select(template, **params):
+        started = time.perf_counter()
+        rows = iter(select(template, **params))
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                tally[2] += time.perf_counter() - started
+                return
             tally[1] += 1
+            tally[2] += time.perf_counter() - started
             yield row
+            started = time.perf_counter()
 
     store.select = counted
     return counts
@@ -189,9 +200,9 @@ def main() -> None:
                   f"{run['rows'] / triples:.3%} | {run['bytes'] / 1e6:.1f} | {run['fetched']['rounds']} | "
                   f"{run['fetched']['entities']:,} | {run['peak_mb']:,.0f} |")
         for i, run in enumerate(runs):
-            print(f"\nrun {i}, queries and rows by template: " + ", ".join(
-                f"`{name}` {queries:,} / {rows:,}" for name, (queries, rows) in
-                sorted(run["by_template"].items(), key=lambda item: -item[1][1])))
+            print(f"\nrun {i}, queries / rows / seconds by template: " + ", ".join(
+                f"`{name}` {queries:,} / {rows:,} / {seconds:.1f} s" for name, (queries, rows, seconds) in
+                sorted(run["by_template"].items(), key=lambda item: -item[1][2])))
         warm = runs[1:]
         if warm:
             print(f"\nwarm p50: {statistics.median(w['seconds'] for w in warm):.1f} s wall, "

@@ -67,6 +67,10 @@ ROW_CAP = 10_000
 # outnumber its slices (``slices``). Of a smaller entity a run is read whole where only runs
 # were read of it (walk steps), and the entity whole where a lookup needs more (``fetch``).
 HUB_LINKS = 1_000
+# A lookup of a link by both its ends costs the store about as much as scanning this many links: a
+# length-3 path's object is scanned once for its middles' step pairs (``fetch_middle_pairs``) unless
+# its links outnumber this many times its middles' links (docs/performance.md)
+LOOKUP_LINKS = 10
 
 
 @dataclass
@@ -601,9 +605,16 @@ class NeighbourhoodReader:
             picks.setdefault((entity, side, predicate), set()).add(k)
         # a run a walk counted alone (``fetch_walk_runs``) has its length: its entity is not counted for it
         counted = {part for part in picks if part in self.run_lengths}
-        parts = set(index.missing_runs) | (set(picks) - counted)
+        # a run read alone of an entity nothing else asks of, not counted yet: its length comes with
+        # it, and its links when it is short (``fetch_walk_runs``), not after a count of the entity's
+        # links (nearness's holders' runs are many such: their counts were a large part of a scenario)
+        others = {e for e, _, _ in set(picks) - counted} | set(index.maybe_hubs) | set(index.missing)
+        alone = {run for run in index.missing_runs if run[0] not in others and run[0] not in self.totals
+                 and run[0] not in self.sizes}
+        done_alone = self.fetch_walk_runs(alone)
+        parts = (set(index.missing_runs) - alone) | (set(picks) - counted)
         asked = {e for e, _, _ in parts} | set(index.maybe_hubs)
-        done = self._count(asked - self.complete, HUB_LINKS)
+        done = done_alone + self._count(asked - self.complete, HUB_LINKS)
         small = {e for e in asked if e not in self.complete and self._links(e) <= HUB_LINKS}
         # a smaller entity whose run counts were asked for (nearness compares them) is fetched whole:
         # its total is known, its runs' lengths are not. One that only runs were read of (walk steps
@@ -634,9 +645,15 @@ class NeighbourhoodReader:
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
         done += self.fetch_middle_pairs(index.missing_middles)
+        # once a draw has shown that the store sorts slowly, each further draw would sort its run
+        # again: the runs of the draws left are read whole instead
+        later = set()
         for pick in sorted(drawn):
-            done += self.pick(*pick)
-        return done
+            if self.costs.sorts_slowly:
+                later.add(pick[:3])
+            else:
+                done += self.pick(*pick)
+        return done + self.fetch_runs(later)
 
     def fetch_runs(self, runs) -> int:
         """Every link of these runs, (entity, side, predicate IRI), not fetched yet: a VALUES batch
@@ -690,15 +707,24 @@ class NeighbourhoodReader:
         """For each (middle, object, subject) of path search not asked yet, the distinct signed step
         pairs (b, c) with middle -b- y and object -c- y, y none of the three (``middle_step_pairs``,
         a VALUES batch of them a query): the rows are step pairs, not the middle's links."""
-        todo = sorted(set(middles) - set(self.middle_pairs))
-        # each row is asked from its end with fewer links (the query's two halves): counted first
+        # by object, so that a batch scans each of its objects once for all the middles it has
+        todo = sorted(set(middles) - set(self.middle_pairs), key=lambda key: (key[1], key[0], key[2]))
+        # an object is scanned or looked up by the links of both ends: counted first
         self._count_totals(sorted({e for x, o, _ in todo for e in (x, o)} - set(self.totals) - set(self.sizes)))
         for batch in batched(todo, BATCH):
             found: dict[tuple[str, str, str], set] = {key: set() for key in batch}
-            rows = [tuple(NamedNode(e) for e in key) for key in batch]
-            by_middle = [row for key, row in zip(batch, rows) if self._links(key[0]) <= self._links(key[1])]
-            by_object = [row for key, row in zip(batch, rows) if self._links(key[0]) > self._links(key[1])]
-            for row in self.store.select("middle_step_pairs", middles=by_middle, object_first_middles=by_object):
+            middles_of: dict[str, list[tuple[str, str, str]]] = {}
+            for key in batch:
+                middles_of.setdefault(key[1], []).append(key)
+            # an object's links scanned once cost the store less than looking up, for each link of its
+            # middles, the object's link to that node, unless the object is a hub among few middles
+            scanned = {o for o, keys in middles_of.items()
+                       if self._links(o) <= LOOKUP_LINKS * sum(self._links(x) for x, _, _ in keys)}
+            rows = {key: tuple(NamedNode(e) for e in key) for key in batch}
+            for row in self.store.select("middle_step_pairs",
+                                         middles=[rows[key] for key in batch if key[1] not in scanned],
+                                         scanned_middles=[rows[key] for key in batch if key[1] in scanned],
+                                         objects=[NamedNode(o) for o in sorted(scanned)]):
                 self.rows += 1
                 b, c = self.pindex.get(row["b"].value), self.pindex.get(row["c"].value)
                 if b is not None and c is not None:  # a schema step is not in the index's paths

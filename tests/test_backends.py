@@ -60,8 +60,10 @@ def params_for(template, store):
         elif name == "middles":  # Einstein died in Princeton, a borough as Belmar is; London: no link to Belmar
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                             (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
-        elif name == "object_first_middles":  # the same, asked from the object's side
+        elif name == "scanned_middles":  # the same, its object scanned and joined
             values[name] = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein"))]
+        elif name == "objects":  # Belmar, and London, the object of no scanned row
+            values[name] = [iri("dbr:Belmar,_New_Jersey"), iri("dbr:London")]
         elif name == "out_runs":  # Adam Buxton's birthplace: a short run, read with its length
             values[name] = [(iri("dbr:Adam_Buxton"), BIRTH_PLACE)]
         elif name == "in_runs":  # London's birthPlace in-links: longer than most_links, counted only
@@ -105,18 +107,22 @@ def test_template_gives_identical_rows(name, dbpedia_store, remote):
     assert local == canonical(remote.select(name, **values))
 
 
-def test_middle_step_pairs_are_the_same_from_either_end(dbpedia_store, remote):
-    """A row is asked from its middle's or its object's side (whichever has fewer links): the step
-    pairs must not depend on the side."""
+def test_middle_step_pairs_are_the_same_looked_up_or_scanned(dbpedia_store, remote):
+    """A row's object is looked up from its middle's links, or scanned once and joined (the
+    objects listed beside, each of them once for the rows that share it, and some not in any
+    row): the step pairs must not depend on the way, nor on the rows asked beside it."""
     middles = [(iri("dbr:Princeton,_New_Jersey"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                (iri("dbr:London"), iri("dbr:Belmar,_New_Jersey"), iri("dbr:Albert_Einstein")),
                (iri("dbr:Soviet_Union"), iri("dbr:London"), iri("dbr:Albert_Einstein"))]
+    objects = [iri("dbr:Belmar,_New_Jersey"), iri("dbr:London")]
     for store in (dbpedia_store, remote):
-        by_middle = canonical(store.select("middle_step_pairs", middles=middles, object_first_middles=[]))
-        by_object = canonical(store.select("middle_step_pairs", middles=[], object_first_middles=middles))
-        split = canonical(store.select("middle_step_pairs", middles=middles[:1], object_first_middles=middles[1:]))
-        assert by_middle, "no step pair on DBpedia50: the comparison would prove nothing"
-        assert by_middle == by_object == split
+        looked_up = canonical(store.select("middle_step_pairs", middles=middles, scanned_middles=[], objects=[]))
+        scanned = canonical(store.select("middle_step_pairs", middles=[], scanned_middles=middles, objects=objects))
+        split = canonical(store.select("middle_step_pairs", middles=middles[2:], scanned_middles=middles[:2],
+                                       objects=objects[:1] + [iri("dbr:Princeton,_New_Jersey")]))
+        assert {dict(row)["o"] for row in looked_up} == {str(objects[0]), str(objects[1])}, \
+            "step pairs for both objects on DBpedia50, or the comparison would prove little"
+        assert looked_up == scanned == split
 
 
 def test_profiles_agree(dbpedia_store, remote):

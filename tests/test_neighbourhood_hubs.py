@@ -9,6 +9,7 @@ import json
 import re
 from collections import Counter
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 from conftest import OxigraphServer, SparqlProxy, served_demo_kb, store_from_text
 from test_neighbourhood import fresh_cache, written  # noqa: F401 - fresh_cache is a fixture
@@ -17,7 +18,7 @@ from factforge.generators.negatives.random_walk import meta_paths
 from factforge.generators.scenario import generate
 from factforge.generators.spec import ScenarioSpec
 from factforge.sparql import neighbourhood
-from factforge.sparql.adjacency import build
+from factforge.sparql.adjacency import Adjacency, build
 from factforge.sparql.neighbourhood import NeighbourhoodReader
 from factforge.sparql.store import open_store
 from factforge.sparql.templates import load, names
@@ -393,3 +394,62 @@ def test_a_store_that_sorts_slowly_gets_its_hub_runs_read_whole_not_drawn(tmp_pa
     assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through the hub
     assert draws > 0
     assert not [query for query, _ in proxy.answers[before:] if draw_query in query]
+
+
+def test_runs_read_alone_come_with_their_lengths_not_after_a_count_of_their_entities(tmp_path, fresh_cache,  # noqa: F811
+                                                                                   monkeypatch):
+    """Issue 17: nearness reads one run of each of many holders (their out-runs of a granular
+    predicate), and each holder's links were counted first to pack the runs in answers, a large
+    part of a 10M scenario's query time (docs/performance.md). A run of an entity nothing else asks
+    of comes with its length instead (``entity_walk_runs``), with its links when it is short; a
+    long one (the country's 150 in-links, over the lowered hub size) is then read by that length.
+    No entity's links are counted, and the runs hold the links the embedded store has."""
+    totals_query = load("entity_link_totals").body.split("$", 1)[0]
+    runs = {(f"{EX}Person{j}", "out", f"{EX}nationality") for j in range(5)} | {(f"{EX}Country", "in", f"{EX}country")}
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        reader = NeighbourhoodReader(open_store(endpoint=proxy.url, fingerprint=local.fingerprint()), WALK["predicate"],
+                                     degrees=False)
+        before = len(proxy.answers)
+        reader.fetch(SimpleNamespace(missing=set(), missing_runs=runs, missing_picks=set(), maybe_hubs=set(),
+                                     missing_degrees=set(), missing_pairs=set(), missing_middles=set()))
+        index, whole = reader.index(), build(local, use_table=False)
+    asked = [query for query, _ in proxy.answers[before:]]
+    assert asked and not [query for query in asked if totals_query in query]
+    assert runs <= reader.runs
+    for entity, side, predicate in sorted(runs):
+        step = (1 if side == "out" else -1) * (whole.pindex[predicate] + 1)
+        expected = {whole.entities[n] for n in Adjacency.follow(whole, whole.id(entity), step).tolist()}
+        got = {index.entities[n] for n in Adjacency.follow(index, index.id(entity), step).tolist()}
+        assert got == expected and len(expected) == (CITIES if entity.endswith("Country") else 1), (entity, side)
+
+
+def test_draws_left_after_one_that_shows_a_slow_sort_read_their_runs_whole(tmp_path, fresh_cache,  # noqa: F811
+                                                                           monkeypatch):
+    """Issue 17: a store is known to sort slowly only once a draw was timed, and the draws of one
+    fetch were all made one after the other: at 10M each sorted a 183,000-link run again, for
+    minutes. After the first draw that shows it, the draws left get their run read whole. (The
+    draws' threshold is lowered to the test's run, and the store's unordered reads made to look
+    fast, so that the first draw shows a slow sort; the row cap so that five draws are fewer than
+    the run's pages.)"""
+    from factforge.sparql import read_costs
+
+    draw_query = load("entity_in_links").body.split("$", 1)[0]
+    run = (f"{EX}Country", "in", f"{EX}country")
+    places = [3, 40, 77, 120, 149]
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        monkeypatch.setattr(neighbourhood, "ROW_CAP", 4)
+        store = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        store.read_costs.read(read_costs.TIMED_LINKS, 1e-9)
+        monkeypatch.setattr(read_costs, "TIMED_LINKS", 1)
+        reader = NeighbourhoodReader(store, WALK["predicate"], degrees=False)
+        reader.fetch(SimpleNamespace(missing=set(), missing_runs=set(), missing_picks={(*run, k) for k in places},
+                                     maybe_hubs=set(), missing_degrees=set(), missing_pairs=set(), missing_middles=set()))
+        index, whole = reader.index(), build(local, use_table=False)
+    assert store.read_costs.sorts_slowly
+    assert len([query for query, _ in proxy.answers if draw_query in query]) == 1
+    assert run in reader.runs
+    step = -(whole.pindex[run[2]] + 1)
+    expected = [whole.entities[n] for n in Adjacency.follow(whole, whole.id(run[0]), step).tolist()]
+    got = [index.entities[n] for n in Adjacency.follow(index, index.id(run[0]), step).tolist()]
+    assert got == expected and len(expected) == CITIES
+    assert reader.picked == {(*run, places[0]): expected[places[0]]}

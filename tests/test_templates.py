@@ -11,7 +11,7 @@ def sample_params(template):
     sample = NamedNode("http://dbpedia.org/ontology/birthPlace")
     rows = {"facts": [(sample, sample, sample)], "sources": [(sample, sample)],  # VALUES blocks over several variables
             "runs": [(sample, sample)], "pairs": [(sample, sample)], "middles": [(sample, sample, sample)],
-            "object_first_middles": [(sample, sample, sample)], "out_runs": [(sample, sample)],
+            "scanned_middles": [(sample, sample, sample)], "out_runs": [(sample, sample)],
             "in_runs": [(sample, sample)]}
     numbers = {"limit": 10, "offset": 0, "most_links": 1000}
     return {name: numbers.get(name, rows.get(name, [sample]) if name.endswith("s") else sample)
