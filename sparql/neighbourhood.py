@@ -646,13 +646,20 @@ class NeighbourhoodReader:
         done += self.fetch_pairs(index.missing_pairs)
         done += self.fetch_middle_pairs(index.missing_middles)
         # once a draw has shown that the store sorts slowly, each further draw would sort its run
-        # again: the runs of the draws left are read whole instead
+        # again: the runs of the draws left are read whole instead. A draw can show it only beside
+        # an unordered read of as many links; before the store has answered one, the first timed
+        # draw's run is read whole at once (its draws left then cost nothing), which gives it
         later = set()
         for pick in sorted(drawn):
+            if pick[:3] in self.runs:
+                continue
             if self.costs.sorts_slowly:
                 later.add(pick[:3])
-            else:
-                done += self.pick(*pick)
+                continue
+            unweighed = self.costs.unweighed(self._run_length(pick[:3]))
+            done += self.pick(*pick)
+            if unweighed:
+                done += self.fetch_runs({pick[:3]})
         return done + self.fetch_runs(later)
 
     def fetch_runs(self, runs) -> int:

@@ -37,6 +37,10 @@ class ReadCosts:
         if rows >= TIMED_LINKS:
             self.read_per_row = _least(self.read_per_row, seconds / rows)
 
+    def unweighed(self, run_links: int) -> bool:
+        """Would a draw from a run this long be timed with no unordered read to weigh it against?"""
+        return run_links >= TIMED_LINKS and self.read_per_row is None
+
     @property
     def sorts_slowly(self) -> bool:
         return (self.draw_per_link is not None and self.read_per_row is not None

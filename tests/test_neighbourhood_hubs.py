@@ -423,33 +423,58 @@ def test_runs_read_alone_come_with_their_lengths_not_after_a_count_of_their_enti
         assert got == expected and len(expected) == (CITIES if entity.endswith("Country") else 1), (entity, side)
 
 
+COUNTRY_RUN = (f"{EX}Country", "in", f"{EX}country")
+PLACES = [3, 40, 77, 120, 149]
+
+
+def draws_from_the_country(tmp_path, monkeypatch, read_seen: bool):
+    """Five draws from the country's run asked of a reader through a real server, the draws'
+    threshold lowered to the test's run and the row cap so that five draws are fewer than the run's
+    pages; with ``read_seen``, the store's unordered reads made to look fast beforehand. The store's
+    costs, the reader, the draw queries sent, and the run as the reader has it and as the whole index does."""
+    from factforge.sparql import read_costs
+
+    draw_query = load("entity_in_links").body.split("$", 1)[0]
+    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
+        monkeypatch.setattr(neighbourhood, "ROW_CAP", 4)
+        store = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
+        if read_seen:
+            store.read_costs.read(read_costs.TIMED_LINKS, 1e-9)
+        monkeypatch.setattr(read_costs, "TIMED_LINKS", 1)
+        reader = NeighbourhoodReader(store, WALK["predicate"], degrees=False)
+        reader.fetch(SimpleNamespace(missing=set(), missing_runs=set(),
+                                     missing_picks={(*COUNTRY_RUN, k) for k in PLACES}, maybe_hubs=set(),
+                                     missing_degrees=set(), missing_pairs=set(), missing_middles=set()))
+        index, whole = reader.index(), build(local, use_table=False)
+    draws = [query for query, _ in proxy.answers if draw_query in query]
+    step = -(whole.pindex[COUNTRY_RUN[2]] + 1)
+    expected = [whole.entities[n] for n in Adjacency.follow(whole, whole.id(COUNTRY_RUN[0]), step).tolist()]
+    got = [index.entities[n] for n in Adjacency.follow(index, index.id(COUNTRY_RUN[0]), step).tolist()]
+    return store.read_costs, reader, draws, got, expected
+
+
 def test_draws_left_after_one_that_shows_a_slow_sort_read_their_runs_whole(tmp_path, fresh_cache,  # noqa: F811
                                                                            monkeypatch):
     """Issue 17: a store is known to sort slowly only once a draw was timed, and the draws of one
     fetch were all made one after the other: at 10M each sorted a 183,000-link run again, for
-    minutes. After the first draw that shows it, the draws left get their run read whole. (The
-    draws' threshold is lowered to the test's run, and the store's unordered reads made to look
-    fast, so that the first draw shows a slow sort; the row cap so that five draws are fewer than
-    the run's pages.)"""
-    from factforge.sparql import read_costs
-
-    draw_query = load("entity_in_links").body.split("$", 1)[0]
-    run = (f"{EX}Country", "in", f"{EX}country")
-    places = [3, 40, 77, 120, 149]
-    with hub_kb(tmp_path, WALKED_KB, monkeypatch) as (local, proxy):
-        monkeypatch.setattr(neighbourhood, "ROW_CAP", 4)
-        store = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
-        store.read_costs.read(read_costs.TIMED_LINKS, 1e-9)
-        monkeypatch.setattr(read_costs, "TIMED_LINKS", 1)
-        reader = NeighbourhoodReader(store, WALK["predicate"], degrees=False)
-        reader.fetch(SimpleNamespace(missing=set(), missing_runs=set(), missing_picks={(*run, k) for k in places},
-                                     maybe_hubs=set(), missing_degrees=set(), missing_pairs=set(), missing_middles=set()))
-        index, whole = reader.index(), build(local, use_table=False)
-    assert store.read_costs.sorts_slowly
-    assert len([query for query, _ in proxy.answers if draw_query in query]) == 1
-    assert run in reader.runs
-    step = -(whole.pindex[run[2]] + 1)
-    expected = [whole.entities[n] for n in Adjacency.follow(whole, whole.id(run[0]), step).tolist()]
-    got = [index.entities[n] for n in Adjacency.follow(index, index.id(run[0]), step).tolist()]
+    minutes. After the first draw that shows it, the draws left get their run read whole (the
+    store's reads made to look fast, so that the first draw shows a slow sort)."""
+    costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=True)
+    assert costs.sorts_slowly
+    assert len(draws) == 1
+    assert COUNTRY_RUN in reader.runs
     assert got == expected and len(expected) == CITIES
-    assert reader.picked == {(*run, places[0]): expected[places[0]]}
+    assert reader.picked == {(*COUNTRY_RUN, PLACES[0]): expected[PLACES[0]]}
+
+
+def test_a_first_draw_with_no_read_to_weigh_it_against_reads_its_run_whole(tmp_path, fresh_cache,  # noqa: F811
+                                                                          monkeypatch):
+    """Issue 17: a draw shows a slow sort only beside an unordered read of as many links, and a
+    fetch whose store had answered none drew on and on (the 10M run of seed 2 sat for minutes in
+    draws that each sorted a 183,000-link run). Now the first timed draw's run is read whole at
+    once: the draws left there are not asked, and the store's read cost is known for the next."""
+    costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=False)
+    assert len(draws) == 1
+    assert costs.read_per_row is not None and costs.draw_per_link is not None
+    assert COUNTRY_RUN in reader.runs
+    assert got == expected and len(expected) == CITIES

@@ -38,3 +38,12 @@ def test_the_threshold_and_small_answers():
     assert slow.sorts_slowly
     slow.read(TIMED_LINKS - 1, 1e-9)  # a small answer's fast read is not timed either
     assert slow.read_per_row == 1.0 / 10_000
+
+
+def test_a_draw_is_unweighed_while_no_read_of_as_many_links_was_timed():
+    costs = ReadCosts()
+    assert costs.unweighed(TIMED_LINKS) and not costs.unweighed(TIMED_LINKS - 1)  # a short run's draw is not timed
+    costs.read(TIMED_LINKS - 1, 0.001)  # too small to be timed
+    assert costs.unweighed(TIMED_LINKS)
+    costs.read(TIMED_LINKS, 0.001)
+    assert not costs.unweighed(TIMED_LINKS * 10)
