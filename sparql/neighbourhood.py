@@ -479,14 +479,13 @@ class NeighbourhoodReader:
         self._count(todo, ROW_CAP)
         for query in plan(todo, self._links, self.sizes, ROW_CAP, BATCH):
             if isinstance(query, list):
-                started, read = time.perf_counter(), 0
+                read = 0
                 for row in self.store.select("entity_links", entities=[NamedNode(e) for e in query]):
                     read += 1
                     pid = self.pindex.get(row["p"].value)
                     if pid is not None:
                         self.links.add(row["s"].value, pid, row["o"].value)
                 self.rows += read
-                self.costs.read(read, time.perf_counter() - started)
             else:
                 self._fetch_run(*query[:3])
         self.complete.update(todo)
@@ -544,7 +543,7 @@ class NeighbourhoodReader:
         for batch in batched(todo, BATCH):
             found = dict.fromkeys(batch, 0)  # a run without links has no row
             by_side = {side: [(NamedNode(e), NamedNode(q)) for e, s, q in batch if s == side] for side in ("out", "in")}
-            started, read = time.perf_counter(), 0
+            read = 0
             for row in self.store.select("entity_walk_runs", out_runs=by_side["out"], in_runs=by_side["in"],
                                          most_links=HUB_LINKS):
                 read += 1
@@ -555,7 +554,6 @@ class NeighbourhoodReader:
                 other, pid = row["x"].value, self.pindex[q]
                 self.links.add(*((e, pid, other) if side == "out" else (other, pid, e)))
             self.rows += read
-            self.costs.read(read, time.perf_counter() - started)
             self.run_lengths.update(found)
             self.runs.update(run for run, n in found.items() if n <= HUB_LINKS)
         return len(todo)

@@ -6,7 +6,10 @@ the k-th node in IRI order, ORDER BY and OFFSET); the run read whole is one unor
 its rows. Engines differ by far: Virtuoso draws in about the time of reading the run, Oxigraph's
 sort costs many times that (docs/endpoints.md, dialect differences). So the reader keeps to the
 draws (fewest rows) unless the store has shown that it sorts slowly: a draw costs more than
-``SLOW_SORT`` times reading the same run. Only answers over ``TIMED_LINKS`` are timed: below that,
+``SLOW_SORT`` times reading the same run. Only reads of runs are timed (``entity_{side}_runs``, the
+draws' own shape unordered): a VALUES batch of entities' links or of walk runs with their counts costs
+more a row, and beside it an Oxigraph draw looked cheap enough to keep drawing from long runs
+(docs/performance.md, issue 17, session 21). Only answers over ``TIMED_LINKS`` are timed: below that,
 a query's fixed cost (parse, HTTP) is most of its time, and what is measured there says nothing of
 sorting. Times change the fetch plan only, never what a scenario is made of (each round is made
 again until nothing is missing).
