@@ -7,9 +7,10 @@ its rows. Engines differ by far: Virtuoso draws in about the time of reading the
 sort costs many times that (docs/endpoints.md, dialect differences). So the reader keeps to the
 draws (fewest rows) unless the store has shown that it sorts slowly: a draw costs more than
 ``SLOW_SORT`` times reading the same run. Only reads of runs are timed (``entity_{side}_runs``, the
-draws' own shape unordered): a VALUES batch of entities' links or of walk runs with their counts costs
-more a row, and beside it an Oxigraph draw looked cheap enough to keep drawing from long runs
-(docs/performance.md, issue 17, session 21). Only answers over ``TIMED_LINKS`` are timed: below that,
+draws' own shape unordered): a VALUES batch of entities' links or of walk runs with their counts is
+another query, and its cost a row says little of a run's. The comparison is per link, the least of
+each seen, which under-rates long runs' draws (a sort's cost a link grows with the run): a known
+gap (docs/performance.md, "Draws from long runs at 10M, seed 2"). Only answers over ``TIMED_LINKS`` are timed: below that,
 a query's fixed cost (parse, HTTP) is most of its time, and what is measured there says nothing of
 sorting. Times change the fetch plan only, never what a scenario is made of (each round is made
 again until nothing is missing).

@@ -473,12 +473,13 @@ def test_draws_left_after_one_that_shows_a_slow_sort_read_their_runs_whole(tmp_p
 
 def test_a_first_draw_with_no_read_to_weigh_it_against_reads_its_run_whole(tmp_path, fresh_cache,  # noqa: F811
                                                                           monkeypatch):
-    """Issue 17: a draw shows a slow sort only beside an unordered read of as many links, and a
-    fetch whose store had answered none drew on and on (the 10M run of seed 2 sat for minutes in
-    draws that each sorted a 183,000-link run). Now the first timed draw's run is read whole at
-    once: the draws left there are not asked, and the store's read cost is known for the next. A
-    batch of entities' links read before does not stand in for it: a row of it costs the store
-    more than a row of a run, and beside it Oxigraph's draws looked cheap at 10M."""
+    """Issue 17: a draw shows a slow sort only beside an unordered read of a run, and a fetch whose
+    store had answered none went on drawing, each draw a sort of the whole run in the store. Now
+    the first timed draw's run is read whole at once: the draws left there are not asked, and the
+    store's read cost is known for the next. A batch of entities' links read before does not stand
+    in for it: its rows are not a run's, so they say nothing of what the run costs unordered. (The
+    10M endpoint run that sat in draws is not this case: there runs had been read, and the draw
+    rule itself kept drawing; docs/performance.md, "Draws from long runs at 10M, seed 2".)"""
     costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=False,
                                                                   links_first=True)
     assert len(draws) == 1
