@@ -622,6 +622,7 @@ class NeighbourhoodReader:
         done += self.fetch_degrees(index.missing_degrees)
         runs, drawn = set(index.missing_runs), []
         made = Counter(key[:3] for key in self.picked)
+        expected: dict[tuple[str, str, str], int] = {}  # a drawn run's draws, made and pending
         for part, ks in picks.items():
             if part[0] in self.complete or part in self.runs:
                 continue
@@ -634,30 +635,35 @@ class NeighbourhoodReader:
             # whole is one query, unordered (cheaper in the store than one draw), but all its
             # rows: once the run's draws (made and pending) outnumber its pages, it is read, and
             # the walks' next draws there cost nothing. No query answers several places of a run
-            # (OFFSET gives one), so the choice is per run. A store seen to sort slowly (Oxigraph)
-            # gets runs whole: there a draw took far longer than its whole run (``read_costs``)
-            if links <= HUB_LINKS or made[part] + len(new) > (0 if self.costs.sorts_slowly else slices(links)):
+            # (OFFSET gives one), so the choice is per run. It is read too where its draws together
+            # would cost far more time than the read: a store seen to sort slowly (Oxigraph), a long
+            # run (``read_costs``)
+            expected[part] = made[part] + len(new)
+            if (links <= HUB_LINKS or expected[part] > slices(links)
+                    or self.costs.reads_whole(links, expected[part])):
                 runs.add(part)
             else:
                 drawn += new
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
         done += self.fetch_middle_pairs(index.missing_middles)
-        # once a draw has shown that the store sorts slowly, each further draw would sort its run
-        # again: the runs of the draws left are read whole instead. A draw can show it only beside
-        # an unordered read of as many links; before the store has answered one, the first timed
-        # draw's run is read whole at once (its draws left then cost nothing), which gives it
+        # each draw is timed, and each further draw would sort its run again: once the draws timed
+        # show that a run's draws cost more than its read, that run is read whole instead. A draw
+        # is weighed only beside an unordered read of a run; before the store has answered one,
+        # the first timed draw's run is read whole at once (its draws left then cost nothing),
+        # which gives it
         later = set()
         for pick in sorted(drawn):
-            if pick[:3] in self.runs:
+            run = pick[:3]
+            if run in self.runs:
                 continue
-            if self.costs.sorts_slowly:
-                later.add(pick[:3])
+            if run in later or self.costs.reads_whole(self._run_length(run), expected[run]):
+                later.add(run)
                 continue
-            unweighed = self.costs.unweighed(self._run_length(pick[:3]))
+            unweighed = self.costs.unweighed(self._run_length(run))
             done += self.pick(*pick)
             if unweighed:
-                done += self.fetch_runs({pick[:3]})
+                done += self.fetch_runs({run})
         return done + self.fetch_runs(later)
 
     def fetch_runs(self, runs) -> int:

@@ -388,7 +388,7 @@ def test_a_store_that_sorts_slowly_gets_its_hub_runs_read_whole_not_drawn(tmp_pa
         slow = open_store(endpoint=proxy.url, fingerprint=local.fingerprint())
         slow.read_costs.read(TIMED_LINKS, 0.01)
         slow.read_costs.drew(TIMED_LINKS, 1.0)
-        assert slow.read_costs.sorts_slowly
+        assert slow.read_costs.reads_whole(2, 1)
         read_whole = written(generate(slow, ScenarioSpec.from_dict(WALK)), tmp_path / "whole", slow)
     assert here == drawn == read_whole
     assert here["answers.json"].count(f"nationality/^{EX}country".encode()) >= 10  # walks went through the hub
@@ -427,11 +427,12 @@ COUNTRY_RUN = (f"{EX}Country", "in", f"{EX}country")
 PLACES = [3, 40, 77, 120, 149]
 
 
-def draws_from_the_country(tmp_path, monkeypatch, read_seen: bool, links_first: bool = False):
+def draws_from_the_country(tmp_path, monkeypatch, read_seen: bool, links_first: bool = False, short_draw_seen=False):
     """Five draws from the country's run asked of a reader through a real server, the draws'
     threshold lowered to the test's run and the row cap so that five draws are fewer than the run's
     pages; with ``read_seen``, the store's unordered reads made to look fast beforehand; with
-    ``links_first``, cities' links read whole first (a VALUES batch of entities). The store's
+    ``links_first``, cities' links read whole first (a VALUES batch of entities); with
+    ``short_draw_seen``, a draw from a 10-link run timed at 3.3 reads of that run. The store's
     costs, the reader, the draw queries sent, and the run as the reader has it and as the whole index does."""
     from factforge.sparql import read_costs
 
@@ -442,6 +443,10 @@ def draws_from_the_country(tmp_path, monkeypatch, read_seen: bool, links_first: 
         if read_seen:
             store.read_costs.read(read_costs.TIMED_LINKS, 1e-9)
         monkeypatch.setattr(read_costs, "TIMED_LINKS", 1)
+        if short_draw_seen:
+            store.read_costs.read(10, 10.0)
+            store.read_costs.drew(10, read_costs.sort_steps(10))
+            monkeypatch.setattr(read_costs, "TIMED_LINKS", 10**9)  # what the test's own answers cost is not timed
         reader = NeighbourhoodReader(store, WALK["predicate"], degrees=False)
         if links_first:
             reader.fetch_links({f"{EX}City{i}" for i in range(CITIES)})
@@ -464,11 +469,25 @@ def test_draws_left_after_one_that_shows_a_slow_sort_read_their_runs_whole(tmp_p
     minutes. After the first draw that shows it, the draws left get their run read whole (the
     store's reads made to look fast, so that the first draw shows a slow sort)."""
     costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=True)
-    assert costs.sorts_slowly
+    assert costs.reads_whole(CITIES, 1)
     assert len(draws) == 1
     assert COUNTRY_RUN in reader.runs
     assert got == expected and len(expected) == CITIES
     assert reader.picked == {(*COUNTRY_RUN, PLACES[0]): expected[PLACES[0]]}
+
+
+def test_a_long_run_is_read_whole_where_a_short_runs_draw_was_cheap(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a draw sorts its run, so its cost a link grows with the run. At 10M, seed 2, the
+    draws timed on runs of 4k-6k links cost under four reads a link, and Oxigraph went on to draw
+    from runs of 67k-183k links at 14-62 s a draw, each run readable in 4-11 s. The store here drew
+    from a 10-link run at 3.3 reads of it (under ``SLOW_SORT``, 4): five draws from the country's
+    150 links are weighed as a sort of 150 links, and the run is read whole, not drawn from."""
+    costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=False,
+                                                                  short_draw_seen=True)
+    assert not costs.reads_whole(10, 1) and costs.reads_whole(CITIES, 1)
+    assert draws == []
+    assert COUNTRY_RUN in reader.runs and not reader.picked
+    assert got == expected and len(expected) == CITIES
 
 
 def test_a_first_draw_with_no_read_to_weigh_it_against_reads_its_run_whole(tmp_path, fresh_cache,  # noqa: F811
@@ -483,6 +502,6 @@ def test_a_first_draw_with_no_read_to_weigh_it_against_reads_its_run_whole(tmp_p
     costs, reader, draws, got, expected = draws_from_the_country(tmp_path, monkeypatch, read_seen=False,
                                                                   links_first=True)
     assert len(draws) == 1
-    assert costs.read_per_row is not None and costs.draw_per_link is not None
+    assert costs.read_per_row is not None and costs.draw_per_step is not None
     assert COUNTRY_RUN in reader.runs
     assert got == expected and len(expected) == CITIES
