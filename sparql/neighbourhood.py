@@ -720,17 +720,21 @@ class NeighbourhoodReader:
         a VALUES batch of them a query): the rows are step pairs, not the middle's links."""
         # by object, so that a batch scans each of its objects once for all the middles it has
         todo = sorted(set(middles) - set(self.middle_pairs), key=lambda key: (key[1], key[0], key[2]))
-        # an object is scanned or looked up by the links of both ends: counted first
-        self._count_totals(sorted({e for x, o, _ in todo for e in (x, o)} - set(self.totals) - set(self.sizes)))
+        # an object is scanned or looked up by the links of both ends: counted first (where the store
+        # joins scans by nested loop, every object is looked up: nothing to count)
+        hashes = self.store.hash_joins_subqueries
+        if hashes:
+            self._count_totals(sorted({e for x, o, _ in todo for e in (x, o)} - set(self.totals) - set(self.sizes)))
         for batch in batched(todo, BATCH):
             found: dict[tuple[str, str, str], set] = {key: set() for key in batch}
             middles_of: dict[str, list[tuple[str, str, str]]] = {}
             for key in batch:
                 middles_of.setdefault(key[1], []).append(key)
             # an object's links scanned once cost the store less than looking up, for each link of its
-            # middles, the object's link to that node, unless the object is a hub among few middles
+            # middles, the object's link to that node, unless the object is a hub among few middles,
+            # or the store joins the two scans by nested loop (Virtuoso), where lookups are cheap
             scanned = {o for o, keys in middles_of.items()
-                       if self._links(o) <= LOOKUP_LINKS * sum(self._links(x) for x, _, _ in keys)}
+                       if hashes and self._links(o) <= LOOKUP_LINKS * sum(self._links(x) for x, _, _ in keys)}
             rows = {key: tuple(NamedNode(e) for e in key) for key in batch}
             for row in self.store.select("middle_step_pairs",
                                          middles=[rows[key] for key in batch if key[1] not in scanned],

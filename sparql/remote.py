@@ -92,6 +92,10 @@ class EndpointStore(Store):
         self.read_costs = ReadCosts()          # what its answers cost, as neighbourhood readers timed them
 
     # --- transport -------------------------------------------------------------------------------
+    @property
+    def hash_joins_subqueries(self) -> bool:
+        return not self._virtuoso
+
     def _post(self, query: str, accept: str) -> Reply:
         return self._seen(self._http.post(query, accept))
 
