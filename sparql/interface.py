@@ -30,9 +30,9 @@ class Store(ABC):
     #: whether a scenario reads the KB's whole adjacency index (built locally once per KB), or
     #: fetches only the neighbourhoods it reads (an endpoint's KB may not fit on this machine)
     whole_index: bool = True
-    #: whether a join of two subqueries is evaluated by hash (each side once), as Oxigraph does:
-    #: Virtuoso 7.2 ran ``middle_step_pairs``' scanned form as a nested loop, 160 times its lookups
-    #: (docs/endpoints.md, dialect differences)
+    #: whether a join of two subqueries is evaluated by hash (each side once), as Oxigraph does;
+    #: Virtuoso 7.2 runs it as a nested loop, far slower than lookups there (``middle_step_pairs``,
+    #: docs/endpoints.md, dialect differences)
     hash_joins_subqueries: bool = True
 
     # --- by template -----------------------------------------------------------------------

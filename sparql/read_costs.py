@@ -10,8 +10,8 @@ sort costs many times that (docs/endpoints.md, dialect differences). The reader 
 
 A draw's cost is modelled as a sort's, in proportion to n·log2(n) for a run of n links, and a
 read's in proportion to n: a draw's cost per link grows with the run, so a cost per link measured
-on a short run under-rated a long run's draws (at 10M, seed 2, Oxigraph drew 36-62 s draws from
-runs it read whole in about 10 s; docs/performance.md, "Draws from long runs at 10M, seed 2").
+on a short run under-rated a long run's draws, and Oxigraph went on drawing where reading the run
+took a fraction of the time (docs/performance.md, "Draws weighed as sorts of their own run").
 Each factor is the least seen (the least disturbed by other work on the machine). Only reads of
 runs are timed (``entity_{side}_runs``, the draws' own shape unordered): a VALUES batch of
 entities' links or of walk runs with their counts is another query, and its cost a row says
