@@ -650,8 +650,8 @@ class NeighbourhoodReader:
         # each draw is timed, and each further draw would sort its run again: once the draws timed
         # show that a run's draws cost more than its read, that run is read whole instead. A draw
         # is weighed only beside an unordered read of a run; before the store has answered one,
-        # the first timed draw's run is read whole at once (its draws left then cost nothing),
-        # which gives it
+        # the first timed draw's run is read whole at once: its draws left then cost nothing, and
+        # that read is the one the next draws are weighed against
         later = set()
         for pick in sorted(drawn):
             run = pick[:3]
