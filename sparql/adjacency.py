@@ -247,11 +247,12 @@ class Adjacency:
         reads nothing."""
         return None
 
-    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng, most: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """One step of seeded random walks from ``nodes`` by signed ``steps``: which rows can go (they
-        have such a link), and for those the node each drew, uniformly among its run in id order."""
+        have such a link, in a run of at most ``most`` links where given), and for those the node
+        each drew, uniformly among its run in id order."""
         lo, hi = self.follow_many(nodes, steps)
-        alive = hi > lo
+        alive = steppable(hi - lo, most)
         at = lo[alive] + rng.integers(0, (hi - lo)[alive])
         return alive, self.at_runs(at, steps[alive] > 0)
 
@@ -460,3 +461,10 @@ def _read(path: Path) -> Adjacency:
         if "classes" in data:
             views["classes"] = text("classes")
         return Adjacency(text("entities"), text("predicates"), data["src"], data["pred"], data["dst"], **views)
+
+
+def steppable(counts: np.ndarray, most: int | None) -> np.ndarray:
+    """Which runs of these link counts a walk step can take: a link, and at most ``most`` links where
+    given. Every backend's ``walk_step`` decides by it before its one draw, on the run's length
+    counted whole, so the seeded draws stay the same whichever backend."""
+    return (counts > 0) if most is None else (counts > 0) & (counts <= most)

@@ -27,8 +27,10 @@ an entity's links first checks that they were fetched whole; when not, the entit
 in one direction (a run: a walk step, ``follow``) needs only that run (``missing_runs``); a walk's
 seeded draw among a hub's run needs only the run's length, counted in the store, and the node at
 the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET), so a walk through
-a country reads a link of it, not its hundreds of thousands; a run whose draws outnumber its
-pages of ``ROW_CAP`` is read whole instead (each draw's query sorts the run in the store). Nearness reads of a hub only the runs it compares (``need_linked``,
+a long run reads a link of it, not the run; a run whose draws outnumber its
+pages of ``ROW_CAP`` is read whole instead (each draw's query sorts the run in the store); walks
+do not step along runs longer than the generators' hub size at all (``walk_step``'s ``most``).
+Nearness reads of a hub only the runs it compares (``need_linked``,
 ``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
 only a hub's links to the nodes a path from the subject reaches (``links_among``,
 ``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query); of a middle node of
@@ -48,7 +50,7 @@ from functools import cached_property
 import numpy as np
 from pyoxigraph import Literal, NamedNode
 
-from .adjacency import Adjacency
+from .adjacency import Adjacency, steppable
 from .cache import StatsCache
 from .fetched_links import FetchedLinks
 from .link_slices import pack, plan
@@ -317,7 +319,7 @@ class Neighbourhood(Adjacency):
                 lengths[i] = size
         return lengths
 
-    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng, most: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """As over the whole index, without a hub's run: its length counted in the store, and the
         one node drawn fetched alone (``picks``), so a walk through a hub reads a link, not the hub."""
         whole = self._run_whole(nodes, steps)
@@ -334,7 +336,7 @@ class Neighbourhood(Adjacency):
                 counts[i] = Adjacency.follow(self, int(nodes[i]), int(steps[i])).size
             else:
                 counts[i], counted[i] = size, True
-        alive = counts > 0
+        alive = steppable(counts, most)
         k = rng.integers(0, counts[alive])
         reached = nodes[alive].copy()  # a node not fetched yet stays where it is: this round is dropped
         whole, counted, lo, picked = whole[alive], counted[alive], lo[alive], steps[alive]

@@ -26,7 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .adjacency import Adjacency
+from .adjacency import Adjacency, steppable
 
 
 class WalksLack(Exception):
@@ -129,7 +129,7 @@ class WalkAhead:
         return sizes.get(self.index.side(step), 0)
 
     # --- the step ----------------------------------------------------------------------------------
-    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    def walk_step(self, nodes: np.ndarray, steps: np.ndarray, rng, most: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """As ``Neighbourhood.walk_step`` over the whole index: each run's length is known before
         the one draw for all rows (fetched where lacking), the drawn node after it."""
         nodes, steps = np.asarray(nodes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
@@ -164,7 +164,7 @@ class WalkAhead:
             if not lacking:
                 break
             self._fetch_runs(lacking)
-        alive = counts > 0
+        alive = steppable(counts, most)
         k = rng.integers(0, counts[alive])
         reached = nodes[alive].copy()
         at = np.flatnonzero(alive)

@@ -505,3 +505,29 @@ def test_a_first_draw_with_no_read_to_weigh_it_against_reads_its_run_whole(tmp_p
     assert costs.read_per_row is not None and costs.draw_per_step is not None
     assert COUNTRY_RUN in reader.runs
     assert got == expected and len(expected) == CITIES
+
+
+def test_a_walk_dead_ends_at_a_run_past_the_hub_links_on_every_backend(tmp_path, fresh_cache, monkeypatch):  # noqa: F811
+    """Issue 17: a walk step along a run of more than ``plausibility.HUB_LINKS`` links dead-ends, as
+    the ends a walk can reach already did (``path_end_rows``): its end is almost any node, and
+    through an endpoint each draw sorted or read the whole run (at 10M, 0.92M of 2.59M rows were
+    three hubs' runs read for draws). With the limit lowered under the country's 150 in-links, no
+    false fact is made along nationality/^country, the endpoint draws nothing and reads nothing of
+    the country's run but its length, and the scenario is the embedded one, byte for byte; with the
+    limit at the run's length, the walks go through it again."""
+    from factforge.generators.negatives import plausibility
+
+    draw_query = load("entity_in_links").body.split("$", 1)[0]
+    through = f"nationality/^{EX}country".encode()
+    monkeypatch.setattr(plausibility, "HUB_LINKS", CITIES - 1)
+    for part in ("capped", "open"):
+        (tmp_path / part).mkdir()
+    here, there, proxy = generated_both_ways(tmp_path / "capped", monkeypatch, WALKED_KB, WALK)
+    assert here == there
+    assert through not in here["answers.json"]
+    assert json.loads(here["manifest.json"])["counts"]["test"]["false"] > 0  # the fallback serves instead
+    assert not [query for query, _ in proxy.answers if draw_query in query]
+    assert hub_rows(proxy, RUN_QUERIES) == 0  # nor the country's run read whole
+    monkeypatch.setattr(plausibility, "HUB_LINKS", CITIES)
+    again, _, _ = generated_both_ways(tmp_path / "open", monkeypatch, WALKED_KB, WALK)
+    assert again["answers.json"].count(through) >= 10

@@ -29,6 +29,7 @@ from factforge.sparql.scan import unique
 from factforge.sparql.terms import is_blank_name
 
 from ..facts import Fact, Negative
+from . import plausibility
 from .base import NegativeContext, NegativeSampler, ObjectBalance, fallback_section, first_acceptable, round_robin
 from .nearness import sorted_member
 from .plausibility import path_end_rows, path_end_rows_many, path_hits, path_reached, predicate_middles, predicate_out_degrees, reach_at
@@ -144,7 +145,12 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
               rng: np.random.Generator) -> list[int | None]:
     """One seeded random walk from ``start`` along each path, all paths a step at a time; a walk
     that dead-ends or ends on a node of ``avoid`` (s, or o, where its path came from) is walked
-    again, up to ``WALK_TRIES`` times. None where no try found an end."""
+    again, up to ``WALK_TRIES`` times. None where no try found an end.
+
+    A run of more than ``plausibility.HUB_LINKS`` links is a dead end, as it is for the ends a walk
+    can reach (``plausibility.path_end_rows``): a step through a hub (a country's citizens) ends almost
+    anywhere, so its end is no more "reached the same way" than a random object, and drawing it
+    from an endpoint cost a sort or a read of the whole run (docs/performance.md)."""
     ends: list[int | None] = [None] * len(paths)
     if not paths:
         return ends
@@ -158,7 +164,7 @@ def walk_ends(index, start: int, paths: list[tuple[int, ...]], avoid: tuple[int,
             moving = np.flatnonzero(alive & (steps[pending, k] != 0))
             if moving.size == 0:
                 continue
-            went, reached = index.walk_step(nodes[moving], steps[pending[moving], k], rng)
+            went, reached = index.walk_step(nodes[moving], steps[pending[moving], k], rng, most=plausibility.HUB_LINKS)
             alive[moving[~went]] = False
             # a walk that draws a blank node dead-ends there: through an endpoint no query can name
             # it to take the next step (its label holds for one answer), and no false fact can
