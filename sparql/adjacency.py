@@ -77,6 +77,13 @@ class Adjacency:
         """Say that the holders a[i] and b[i] share through each predicate with ``granular[q]`` are
         about to be counted (``nearness.co_objects``): a partial index notes the runs it lacks."""
 
+    def counted_shared_holders(self, a: np.ndarray, b: np.ndarray, rows: np.ndarray, preds: np.ndarray,
+                               shared: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The (row, predicate id, holders) rows of a[i]'s and b[i]'s shared holders found in the
+        links here (``nearness.co_objects``), with what the store counted in their place where the
+        index lacks a hub's run: as given on a whole index."""
+        return rows, preds, shared
+
     def in_run_sizes(self, nodes: np.ndarray, preds: np.ndarray) -> np.ndarray:
         """Per row: how many in-links nodes[i] has through predicate id preds[i]."""
         lo, hi = self.follow_many(nodes, -(np.asarray(preds, dtype=np.int64) + 1))

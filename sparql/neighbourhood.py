@@ -30,8 +30,10 @@ the drawn place in IRI order (``missing_picks``, one row by ORDER BY and OFFSET)
 a long run reads a link of it, not the run; a run whose draws outnumber its
 pages of ``ROW_CAP`` is read whole instead (each draw's query sorts the run in the store); walks
 do not step along runs longer than the generators' hub size at all (``walk_step``'s ``most``).
-Nearness reads of a hub only the runs it compares (``need_linked``,
-``need_shared_holders``: the shorter of two runs, lengths counted in the store), and path search
+Nearness reads of a hub only the runs it compares (``need_linked``: the shorter of two runs,
+lengths counted in the store), and where it compares the holders two objects share and one's run
+is a hub's, the store counts them (``need_shared_holders``, ``missing_shared``:
+``shared_holders``, a VALUES batch of (x, y, predicate) a query); path search reads
 only a hub's links to the nodes a path from the subject reaches (``links_among``,
 ``missing_pairs``: ``entity_pair_links``, a VALUES batch of pairs a query); of a middle node of
 a length-3 path (x in s - x - y - o) path search reads no link: the store answers the distinct step
@@ -101,6 +103,11 @@ class Neighbourhood(Adjacency):
     # (middle, object, subject) names -> the signed step pairs the store answered (``middle_steps``)
     middle_pairs: dict = field(default_factory=dict)
     missing_middles: set = field(default_factory=set)  # (middle, object, subject) path search lacked
+    # (x, y, predicate IRI) names, x < y -> the subjects holding both through the predicate, counted
+    # in the store (``need_shared_holders``)
+    shared_counts: dict = field(default_factory=dict)
+    # such (x, y, predicate IRI) nearness lacked, x's run the shorter, and the two runs' lengths
+    missing_shared: set = field(default_factory=set)
     _run_counts: dict = field(default_factory=dict)  # (node, side) -> {predicate id: links}
     # entity -> its asserted classes, sorted: the reader's, so that each round asks only new entities
     known_types: dict = field(default_factory=dict)
@@ -113,7 +120,7 @@ class Neighbourhood(Adjacency):
     def lacks_links(self) -> bool:
         """Did a lookup read links that were not fetched (the answer may differ from the whole index's)?"""
         return bool(self.missing or self.missing_runs or self.missing_picks or self.maybe_hubs or self.missing_pairs
-                    or self.missing_middles)
+                    or self.missing_middles or self.missing_shared)
 
     # --- what was read but not fetched -----------------------------------------------------------
     def need(self, nodes) -> None:
@@ -192,9 +199,10 @@ class Neighbourhood(Adjacency):
 
     def need_shared_holders(self, a, b, granular) -> None:
         """Holders of both a and b through q are in the shorter of their in-runs of q (counted in
-        the store): that run whole, and for each of its holders, whether it links to the other end
-        too: from the other's run when it is short, else from the holder's out-run of q (granular:
-        a few links). The runs' lengths come from the counts, never from reading a hub's run."""
+        the store): where both runs are short, both are read. Where one is a hub's, the store counts
+        the shared holders (``shared_counts``): reading the shorter run and each of its holders'
+        links cost most of what nearness read at 10M triples (docs/performance.md). The runs'
+        lengths come from the counts, never from reading a hub's run."""
         nodes, steps = [], []
         for x, y in self._open_pairs(a, b, either=False):
             ins_x, ins_y = self._counted_runs(x, "in"), self._counted_runs(y, "in")
@@ -204,19 +212,35 @@ class Neighbourhood(Adjacency):
                 m = ins_y.get(q, 0)
                 if not (m and granular[q]):
                     continue
-                (short, _), (long, length) = sorted(((x, n), (y, m)), key=lambda end: end[1])
-                nodes.append(short)
-                steps.append(-(q + 1))
-                if self._run_whole(np.array([long]), np.array([-(q + 1)]))[0]:
+                if max(n, m) > HUB_LINKS:
+                    if shared_key(self.entities[x], self.entities[y], self.predicates[q]) not in self.shared_counts:
+                        (short, k), (long, length) = sorted(((x, n), (y, m)), key=lambda end: end[1])
+                        self.missing_shared.add((self.entities[short], self.entities[long], self.predicates[q], k, length))
                     continue
-                if length <= HUB_LINKS:
-                    nodes.append(long)
+                for node in (x, y):
+                    nodes.append(node)
                     steps.append(-(q + 1))
-                elif self._run_whole(np.array([short]), np.array([-(q + 1)]))[0]:
-                    holders = Adjacency.follow(self, short, -(q + 1)).tolist()
-                    nodes += holders
-                    steps += [q + 1] * len(holders)
         self._need_runs(nodes, steps)
+
+    def counted_shared_holders(self, a, b, rows, preds, shared):
+        """As over the whole index (``Adjacency.counted_shared_holders``): for a pair and predicate
+        the store counted (a hub's run), its count, not what the links here say."""
+        if not self.shared_counts:
+            return rows, preds, shared
+        pindex = {q: i for i, q in enumerate(self.predicates)}
+        by_pair: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for (x, y, q), n in self.shared_counts.items():
+            by_pair.setdefault((x, y), []).append((pindex[q], n))
+        counted: dict[tuple[int, int], int] = {}
+        for i, (x, y) in enumerate(zip(np.asarray(a).tolist(), np.asarray(b).tolist())):
+            for q, n in by_pair.get(tuple(sorted((self.entities[x], self.entities[y]))), ()):
+                counted[(i, q)] = n
+        if not counted:
+            return rows, preds, shared
+        kept = [(r, q, k) for r, q, k in zip(rows.tolist(), preds.tolist(), shared.tolist()) if (r, q) not in counted]
+        merged = sorted(kept + [(r, q, n) for (r, q), n in counted.items() if n > 0])
+        out = np.array(merged, dtype=np.int64).reshape(-1, 3)
+        return out[:, 0], out[:, 1], out[:, 2]
 
     def in_run_sizes(self, nodes, preds) -> np.ndarray:
         """As over the whole index: counted in the store for a node not fetched whole."""
@@ -437,6 +461,7 @@ class NeighbourhoodReader:
         self.picked: dict[tuple[str, str, str, int], str] = {}  # (entity, side, predicate, k) -> k-th node
         self.pairs: set[tuple[str, str]] = set()  # (hub, other): every link between the two fetched
         self.middle_pairs: dict[tuple[str, str, str], list[tuple[int, int]]] = {}  # see Neighbourhood.middle_steps
+        self.shared_counts: dict[tuple[str, str, str], int] = {}  # see Neighbourhood.shared_counts
         self.degrees: dict[str, int] = {}
         self.types: dict[str, list[str]] = {}  # entity -> asserted classes (Neighbourhood.entity_types)
         self.sizes: dict[str, dict[tuple[str, str], int]] = {}  # entity -> (direction, predicate) -> links
@@ -472,6 +497,7 @@ class NeighbourhoodReader:
         n = len(names)
         self.pairs.update((names[code // n], names[code % n]) for code in index.pairs_whole.tolist())
         self.middle_pairs.update(index.middle_pairs)
+        self.shared_counts.update(index.shared_counts)
         self.degrees.update((names[i], int(n)) for i, n in enumerate(index.known_degree.tolist()) if n >= 0)
 
     # --- fetching --------------------------------------------------------------------------------
@@ -649,6 +675,7 @@ class NeighbourhoodReader:
         done += self.fetch_runs(runs)
         done += self.fetch_pairs(index.missing_pairs)
         done += self.fetch_middle_pairs(index.missing_middles)
+        done += self.fetch_shared_counts(index.missing_shared)
         # each draw is timed, and each further draw would sort its run again: once the draws timed
         # show that a run's draws cost more than its read, that run is read whole instead. A draw
         # is weighed only beside an unordered read of a run; before the store has answered one,
@@ -750,6 +777,34 @@ class NeighbourhoodReader:
             self.middle_pairs.update((key, sorted(pairs)) for key, pairs in found.items())
         return len(todo)
 
+    def fetch_shared_counts(self, keys) -> int:
+        """For each (x, y, predicate IRI, x's run length, y's) not counted yet, how many subjects
+        hold both x and y through the predicate (``shared_holders``, a VALUES batch a query): a row
+        per triple, not the runs' links. As in ``fetch_middle_pairs``, where the store joins
+        subqueries by hash, y's run is scanned once for the batch unless it is long beside the x
+        runs it meets, where each holder's link to y is looked up."""
+        found_keys: dict[tuple[str, str, str], tuple[str, str, str, int, int]] = {}
+        for key in sorted(keys):
+            if shared_key(*key[:3]) not in self.shared_counts:
+                found_keys.setdefault(shared_key(*key[:3]), key)
+        todo = sorted(found_keys.values())
+        hashes = self.store.hash_joins_subqueries
+        for batch in batched(todo, BATCH):
+            found = {shared_key(*key[:3]): 0 for key in batch}  # no shared holder: no row
+            meets: dict[tuple[str, str], int] = {}
+            for _, y, q, n, _ in batch:
+                meets[(y, q)] = meets.get((y, q), 0) + n
+            scanned = {(y, q) for _, y, q, _, m in batch if hashes and m <= LOOKUP_LINKS * meets[(y, q)]}
+            rows = {key: tuple(NamedNode(e) for e in key[:3]) for key in batch}
+            for row in self.store.select(
+                    "shared_holders", holder_runs=[rows[key] for key in batch if key[1:3] not in scanned],
+                    scanned_holder_runs=[rows[key] for key in batch if key[1:3] in scanned],
+                    scanned_runs=[(NamedNode(y), NamedNode(q)) for y, q in sorted(scanned)]):
+                self.rows += 1
+                found[shared_key(row["x"].value, row["y"].value, row["q"].value)] = int(row["n"].value)
+            self.shared_counts.update(found)
+        return len(todo)
+
     def fetch_for_audit(self, facts, masked) -> int:
         """What the shortcut audit reads of R around ``facts`` ((s, p, o) strings), and no more: the
         degree of each end, counted in the store, and the links between each fact's two ends
@@ -842,7 +897,8 @@ class NeighbourhoodReader:
                               run_sizes=self.sizes, run_lengths=self.run_lengths, link_totals=self.totals, pairs_whole=self._pair_codes(ids, place),
                               picks={(node(e), step(side, q), k): node(other)
                                      for (e, side, q, k), other in self.picked.items()},
-                              middle_pairs=self.middle_pairs, known_types=self.types)
+                              middle_pairs=self.middle_pairs, shared_counts=self.shared_counts,
+                              known_types=self.types)
         index.__dict__["link_subjects"] = LinkSubjects(self)
         return index
 
@@ -854,6 +910,12 @@ class NeighbourhoodReader:
 
 
 _SIGN = {"out": 1, "in": -1}  # a step's direction as the queries name it
+
+
+def shared_key(x: str, y: str, predicate: str) -> tuple[str, str, str]:
+    """The key of x's and y's shared holders through ``predicate`` (``Neighbourhood.shared_counts``):
+    the two ends in name order, as the count is the same both ways."""
+    return (x, y, predicate) if x <= y else (y, x, predicate)
 
 
 def slices(links: int) -> int:

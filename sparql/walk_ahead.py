@@ -81,7 +81,8 @@ class WalkAhead:
         """The reader's ``fetch`` of these draws (entity, side, predicate IRI, k), its new links
         kept here by run."""
         lacking = SimpleNamespace(missing=set(), missing_runs=set(), missing_picks=set(picks), maybe_hubs=set(),
-                                  missing_degrees=set(), missing_pairs=set(), missing_middles=set())
+                                  missing_degrees=set(), missing_pairs=set(), missing_middles=set(),
+                                  missing_shared=set())
         self._keeping(lambda: self.reader.fetch(lacking))
 
     def _fetch_runs(self, runs: set) -> None:

@@ -68,6 +68,14 @@ def params_for(template, store):
             values[name] = [(iri("dbr:Adam_Buxton"), BIRTH_PLACE)]
         elif name == "in_runs":  # London's birthPlace in-links: longer than most_links, counted only
             values[name] = [(iri("dbr:London"), BIRTH_PLACE)]
+        elif name in ("holder_runs", "scanned_holder_runs"):  # Vancouver and British Columbia share 15 birthPlace
+            # holders; London and Adam Buxton none
+            values[name] = ([(iri("dbr:Vancouver"), iri("dbr:British_Columbia"), BIRTH_PLACE)] if name == "holder_runs"
+                            else [(iri("dbr:London"), iri("dbr:Adam_Buxton"), BIRTH_PLACE),
+                                  (iri("dbr:Minsk"), iri("dbr:Soviet_Union"), BIRTH_PLACE)])
+        elif name == "scanned_runs":  # the y ends of scanned_holder_runs, and British Columbia's, which no scanned row has
+            values[name] = [(iri("dbr:Adam_Buxton"), BIRTH_PLACE), (iri("dbr:Soviet_Union"), BIRTH_PLACE),
+                            (iri("dbr:British_Columbia"), BIRTH_PLACE)]
         elif name == "most_links":
             values[name] = 5
         elif name == "schema":
@@ -105,6 +113,25 @@ def test_template_gives_identical_rows(name, dbpedia_store, remote):
         return
     assert local, f"{name} returned no row on DBpedia50: the comparison would prove nothing"
     assert local == canonical(remote.select(name, **values))
+
+
+def test_shared_holders_are_the_same_looked_up_or_scanned(dbpedia_store, remote):
+    """A triple's holders are looked up from x's run, or both runs are scanned and joined (two
+    triples sharing one y run, scanned once; a run listed that no triple has): the counts must not
+    depend on the way, and only the triples listed are answered (not Minsk with Azerbaijan, whose
+    runs are both scanned here)."""
+    born = BIRTH_PLACE
+    triples = [(iri("dbr:Minsk"), iri("dbr:Soviet_Union"), born),
+               (iri("dbr:Azerbaijan_Soviet_Socialist_Republic"), iri("dbr:Soviet_Union"), born),
+               (iri("dbr:Vancouver"), iri("dbr:British_Columbia"), born)]
+    runs = [(iri("dbr:Soviet_Union"), born), (iri("dbr:British_Columbia"), born), (iri("dbr:London"), born)]
+    for store in (dbpedia_store, remote):
+        looked_up = canonical(store.select("shared_holders", holder_runs=triples, scanned_holder_runs=[], scanned_runs=[]))
+        scanned = canonical(store.select("shared_holders", holder_runs=[], scanned_holder_runs=triples, scanned_runs=runs))
+        split = canonical(store.select("shared_holders", holder_runs=triples[2:], scanned_holder_runs=triples[:2],
+                                       scanned_runs=runs[:1]))
+        assert len(looked_up) == 3, "three pairs with shared holders on DBpedia50, or the comparison would prove little"
+        assert looked_up == scanned == split
 
 
 def test_middle_step_pairs_are_the_same_looked_up_or_scanned(dbpedia_store, remote):

@@ -12,7 +12,8 @@ def sample_params(template):
     rows = {"facts": [(sample, sample, sample)], "sources": [(sample, sample)],  # VALUES blocks over several variables
             "runs": [(sample, sample)], "pairs": [(sample, sample)], "middles": [(sample, sample, sample)],
             "scanned_middles": [(sample, sample, sample)], "out_runs": [(sample, sample)],
-            "in_runs": [(sample, sample)]}
+            "in_runs": [(sample, sample)], "holder_runs": [(sample, sample, sample)],
+            "scanned_holder_runs": [(sample, sample, sample)], "scanned_runs": [(sample, sample)]}
     numbers = {"limit": 10, "offset": 0, "most_links": 1000}
     return {name: numbers.get(name, rows.get(name, [sample]) if name.endswith("s") else sample)
             for name in template.params}

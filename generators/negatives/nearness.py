@@ -89,10 +89,23 @@ def co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjec
 
 
 def _co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+    rows, preds, shared = index.counted_shared_holders(a, b, *_shared_holders(index, a, b, granular))
+    if not rows.size:
+        return np.zeros(a.size, dtype=bool)
+    # counted in the store where an endpoint's index lacks the rest of a hub's run
+    near = together(shared, index.in_run_sizes(a[rows], preds), index.in_run_sizes(b[rows], preds), subjects[preds])
+    return _any_per_row(rows, near, a.size)
+
+
+def _shared_holders(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, predicate id, holders) sorted by row then predicate, for each q with ``granular[q]``
+    through which some x links to both a[i] and b[i]: how many such x."""
     codes = index.in_codes
     if codes is None:  # too many entities for one int64 code per link: row by row
-        return np.array([_shares_in_link(index, x, y, granular, subjects) for x, y in zip(a.tolist(), b.tolist())],
-                        dtype=bool)
+        found = sorted((i, q, k) for i, (x, y) in enumerate(zip(a.tolist(), b.tolist()))
+                       for q, k in _shared_in_links(index, x, y, granular).items())
+        out = np.array(found, dtype=np.int64).reshape(-1, 3)
+        return out[:, 0], out[:, 1], out[:, 2]
     in_degree = index.in_degrees
     swap = in_degree[a] > in_degree[b]
     small, other = np.where(swap, b, a), np.where(swap, a, b)
@@ -101,15 +114,8 @@ def _co_objects(index, a: np.ndarray, b: np.ndarray, granular: np.ndarray, subje
     at, row = at[keep], row[keep]
     pred = index.in_pred[at].astype(np.int64)
     hit = sorted_member(index.in_code(other[row], pred, index.in_src[at]), codes)
-    row, pred = row[hit], pred[hit]
-    if not row.size:
-        return np.zeros(a.size, dtype=bool)
-    # shared holders per (row, q), and each end's in-links through q
-    keys, shared = np.unique(row * len(index.predicates) + pred, return_counts=True)
-    rows, preds = keys // len(index.predicates), keys % len(index.predicates)
-    # counted in the store where an endpoint's index lacks the rest of a hub's run
-    near = together(shared, index.in_run_sizes(a[rows], preds), index.in_run_sizes(b[rows], preds), subjects[preds])
-    return _any_per_row(rows, near, a.size)
+    keys, shared = np.unique(row[hit] * len(index.predicates) + pred[hit], return_counts=True)
+    return keys // len(index.predicates), keys % len(index.predicates), shared
 
 
 def together(shared, degree_a, degree_b, subjects):
@@ -220,15 +226,14 @@ def _held_apart_of(index, known: int, inward: np.ndarray, co: np.ndarray, predic
     return judged & ~together(common, degree_known, degree_co, subjects[predicate])
 
 
-def _shares_in_link(index, a: int, b: int, granular: np.ndarray, subjects: np.ndarray) -> bool:
+def _shared_in_links(index, a: int, b: int, granular: np.ndarray) -> Counter:
+    """Per predicate id q with ``granular[q]``: how many subjects link to both a and b through q."""
     holders = []
     for node in (a, b):
         nodes, preds = index.inbound(node)
         keep = granular[preds]
-        holders.append(list(zip(preds[keep].tolist(), nodes[keep].tolist())))
-    degree = [Counter(q for q, _ in side) for side in holders]
-    shared = Counter(q for q, _ in set(holders[0]) & set(holders[1]))
-    return any(together(k, degree[0][q], degree[1][q], subjects[q]) for q, k in shared.items())
+        holders.append(set(zip(preds[keep].tolist(), nodes[keep].tolist())))
+    return Counter(q for q, _ in holders[0] & holders[1])
 
 
 def near_objects_many(index, known: np.ndarray, granular: np.ndarray, subjects: np.ndarray,
