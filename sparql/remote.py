@@ -88,13 +88,17 @@ class EndpointStore(Store):
         self._cap: int | None = None         # the server's row cap, once seen
         self._whole_below = 1                # an answer of fewer rows than this was not cut (the probe showed it)
         self._virtuoso = False               # set by the first answer that says so
+        # holds Virtuoso's system graph, whatever its answers' headers say (_check_dataset): never
+        # trusted for a cut answer's mark, which a proxy may strip; only for how it joins
+        self._virtuoso_graphs = False
         self._dataset_checked = False
         self.read_costs = ReadCosts()          # what its answers cost, as neighbourhood readers timed them
 
     # --- transport -------------------------------------------------------------------------------
     @property
     def hash_joins_subqueries(self) -> bool:
-        return not self._virtuoso
+        self._check_dataset()
+        return not (self._virtuoso or self._virtuoso_graphs)
 
     def _post(self, query: str, accept: str) -> Reply:
         return self._seen(self._http.post(query, accept))
@@ -149,6 +153,10 @@ class EndpointStore(Store):
                 alone = EndpointStore(self.url, timeout=self.timeout, graphs=(graph,))
                 if not alone.ask_query("ASK { ?s ?p ?o }"):
                     raise StoreError(f"--graph: endpoint {self.url} has no triple in graph <{graph}>")
+            # a Virtuoso behind a proxy that drops its Server header is still told by its system
+            # graph: it runs two joined subqueries as a nested loop (docs/endpoints.md)
+            whole = EndpointStore(self.url, timeout=self.timeout)
+            self._virtuoso_graphs = whole.ask_query(f"ASK {{ GRAPH <{VIRTUOSO_SYSTEM_GRAPH}> {{ ?s ?p ?o }} }}")
         elif self.ask_query(f"ASK {{ GRAPH <{VIRTUOSO_SYSTEM_GRAPH}> {{ ?s ?p ?o }} }}"):
             raise StoreError(
                 f"endpoint {self.url} is a Virtuoso server whose default graph also holds its system graphs "

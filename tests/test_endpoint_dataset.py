@@ -52,6 +52,31 @@ def test_a_default_graph_that_is_not_the_union_is_warned_about(tmp_path):
         plain.wait(timeout=30)
 
 
+def test_a_store_read_through_graphs_is_told_from_virtuoso_by_its_graphs_not_its_headers(tmp_path):
+    """With --graph a store also asks, without the graphs, whether Virtuoso's system graph is
+    there (a proxy may drop Virtuoso's Server header; tests/test_virtuoso.py has the real one):
+    ``oxigraph serve`` holding only the KB's graph joins subqueries by hash, and with Virtuoso's
+    system graph IRI among its graphs it is taken for one."""
+    from factforge.sparql.remote import VIRTUOSO_SYSTEM_GRAPH
+    from factforge.sparql.store import open_store
+
+    graph = "https://example.org/graph"
+    (tmp_path / "kb").mkdir()
+    server = served(tmp_path, "kb", KB, graph=graph)
+    try:
+        assert open_store(endpoint=server.query_url, graphs=[graph]).hash_joins_subqueries is True
+    finally:
+        server.stop()
+    system = tmp_path / "system.nt"
+    system.write_text("<http://example.org/s> <http://example.org/p> <http://example.org/o> .\n")
+    (tmp_path / "virt").mkdir()
+    server = OxigraphServer(tmp_path / "virt", [(tmp_path / "kb.nt", graph), (system, VIRTUOSO_SYSTEM_GRAPH)])
+    try:
+        assert open_store(endpoint=server.query_url, graphs=[graph]).hash_joins_subqueries is False
+    finally:
+        server.stop()
+
+
 def test_the_fingerprint_sees_a_swapped_object_and_can_be_pinned(tmp_path):
     """Same counts of facts, subjects and objects, other facts: other fingerprints (the counts alone
     were equal); a pinned fingerprint is used as given."""
