@@ -154,9 +154,13 @@ class EndpointStore(Store):
                 if not alone.ask_query("ASK { ?s ?p ?o }"):
                     raise StoreError(f"--graph: endpoint {self.url} has no triple in graph <{graph}>")
             # a Virtuoso behind a proxy that drops its Server header is still told by its system
-            # graph: it runs two joined subqueries as a nested loop (docs/endpoints.md)
-            whole = EndpointStore(self.url, timeout=self.timeout)
-            self._virtuoso_graphs = whole.ask_query(f"ASK {{ GRAPH <{VIRTUOSO_SYSTEM_GRAPH}> {{ ?s ?p ?o }} }}")
+            # graph: it runs two joined subqueries as a nested loop (docs/endpoints.md). An endpoint
+            # that refuses a query without the graphs is not taken for one: the graphs' answers decide
+            try:
+                whole = EndpointStore(self.url, timeout=self.timeout)
+                self._virtuoso_graphs = whole.ask_query(f"ASK {{ GRAPH <{VIRTUOSO_SYSTEM_GRAPH}> {{ ?s ?p ?o }} }}")
+            except EndpointHTTPError:
+                self._virtuoso_graphs = False
         elif self.ask_query(f"ASK {{ GRAPH <{VIRTUOSO_SYSTEM_GRAPH}> {{ ?s ?p ?o }} }}"):
             raise StoreError(
                 f"endpoint {self.url} is a Virtuoso server whose default graph also holds its system graphs "

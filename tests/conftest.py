@@ -252,10 +252,11 @@ class SparqlProxy:
     of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
     at that many rows without saying so: a server that caps silently (``cap`` may be changed while it
     runs, as an administrator would). ``alter(query, body)`` rewrites the body of each answer (a
-    server that answers wrongly). ``rows`` counts the rows it passed on (SELECT solutions and N-Triples
+    server that answers wrongly). ``refuse(body)`` answers 400 to each request it is true of, without
+    passing it on (an endpoint that refuses some queries). ``rows`` counts the rows it passed on (SELECT solutions and N-Triples
     lines): what a command in another process read of the KB; ``answers`` (query, rows) per answer."""
 
-    def __init__(self, target: str, *, cap: int | None = None, alter=None):
+    def __init__(self, target: str, *, cap: int | None = None, alter=None, refuse=None):
         import http.server
         import json
         import urllib.error
@@ -274,8 +275,11 @@ class SparqlProxy:
                 request = urllib.request.Request(target, data=body, method="POST", headers={
                     "Accept": self.headers["Accept"], "Content-Type": self.headers["Content-Type"]})
                 try:
-                    with urllib.request.urlopen(request, timeout=300) as answer:
-                        status, data, media = answer.status, answer.read(), answer.headers["Content-Type"]
+                    if refuse is not None and refuse(body.decode()):
+                        status, data, media = 400, b"refused by the proxy", "text/plain"
+                    else:
+                        with urllib.request.urlopen(request, timeout=300) as answer:
+                            status, data, media = answer.status, answer.read(), answer.headers["Content-Type"]
                 except urllib.error.HTTPError as error:
                     status, data, media = error.code, error.read(), error.headers.get("Content-Type", "text/plain")
                 if proxy.cap is not None and status == 200:

@@ -73,6 +73,15 @@ def test_a_store_read_through_graphs_is_told_from_virtuoso_by_its_graphs_not_its
     server = OxigraphServer(tmp_path / "virt", [(tmp_path / "kb.nt", graph), (system, VIRTUOSO_SYSTEM_GRAPH)])
     try:
         assert open_store(endpoint=server.query_url, graphs=[graph]).hash_joins_subqueries is False
+        # behind a proxy that refuses every query without the graphs (some public endpoints name
+        # their dataset for you): the probe's refusal is no error, and no Virtuoso is assumed
+        proxy = SparqlProxy(server.query_url, refuse=lambda body: "default-graph-uri" not in body)
+        try:
+            store = open_store(endpoint=proxy.url, graphs=[graph])
+            assert store.hash_joins_subqueries is True
+            assert list(store.select_query("SELECT ?s WHERE { ?s ?p ?o }"))  # the graphs still answer
+        finally:
+            proxy.close()
     finally:
         server.stop()
 
