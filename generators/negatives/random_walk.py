@@ -223,7 +223,10 @@ class RandomWalk(NegativeSampler):
     def candidates(self, context: NegativeContext, sources: list[Fact]) -> list[Negative]:
         """The ends of every path of each source (``paths`` draws at most ``MAX_PATHS`` of them, and
         a walk one end of each) that pass the type check and ``acceptable``: what walks draw from.
-        Borrowed paths and the fallback come on top, where walks find too few."""
+        Borrowed paths and the fallback come on top, where walks find too few. Where a path passes
+        a run of more than ``plausibility.HUB_LINKS`` links, walks reach fewer of these (they stop
+        there, ``walk_ends``); the query this is checked against has no such bound, so neither has
+        this."""
         index = context.kb.adjacency
         p = index.pindex.get(context.predicate)
         found = []
