@@ -200,9 +200,8 @@ class Neighbourhood(Adjacency):
     def need_shared_holders(self, a, b, granular) -> None:
         """Holders of both a and b through q are in the shorter of their in-runs of q (counted in
         the store): where both runs are short, both are read. Where one is a hub's, the store counts
-        the shared holders (``shared_counts``): reading the shorter run and each of its holders'
-        links cost most of what nearness read at 10M triples (docs/performance.md). The runs'
-        lengths come from the counts, never from reading a hub's run."""
+        the shared holders (``shared_counts``), one row instead of the shorter run and each of its
+        holders' links. The runs' lengths come from the counts, never from reading a hub's run."""
         nodes, steps = [], []
         for x, y in self._open_pairs(a, b, either=False):
             ins_x, ins_y = self._counted_runs(x, "in"), self._counted_runs(y, "in")

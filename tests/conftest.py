@@ -252,9 +252,9 @@ class SparqlProxy:
     of every query it relayed, and with ``cap`` cuts every SELECT answer (JSON) and N-Triples answer
     at that many rows without saying so: a server that caps silently (``cap`` may be changed while it
     runs, as an administrator would). ``alter(query, body)`` rewrites the body of each answer (a
-    server that answers wrongly). ``refuse(body)`` answers 400 to each request it is true of, without
-    passing it on (an endpoint that refuses some queries). ``rows`` counts the rows it passed on (SELECT solutions and N-Triples
-    lines): what a command in another process read of the KB; ``answers`` (query, rows) per answer."""
+    server that answers wrongly). ``refuse(body)`` answers 400 to each request it is true of,
+    without passing it on (an endpoint that refuses some queries). ``rows`` counts the rows it
+    passed on (SELECT solutions and N-Triples lines): what a command in another process read of the KB; ``answers`` (query, rows) per answer."""
 
     def __init__(self, target: str, *, cap: int | None = None, alter=None, refuse=None):
         import http.server
